@@ -1,0 +1,41 @@
+"""The rules engine: pure standard-library Python, no I/O.
+
+Public API: positions and their text form, legal plays, notation, and the game flow.
+"""
+
+from engine.dice import ChainDice, Dice, Roll
+from engine.errors import EngineError, GameError, IllegalPlayError, InvalidPlayError, PositionError
+from engine.movegen import legal_plays
+from engine.notation import format_play, parse_play
+from engine.play import Play, Step
+from engine.position import BAR, OFF, O, Position, X, make_position
+from engine.text import format_position, parse_position
+from engine.variants import VARIANTS, Result, Variant, get_variant
+
+__all__ = [
+    "BAR",
+    "OFF",
+    "VARIANTS",
+    "ChainDice",
+    "Dice",
+    "EngineError",
+    "GameError",
+    "IllegalPlayError",
+    "InvalidPlayError",
+    "O",
+    "Play",
+    "Position",
+    "PositionError",
+    "Result",
+    "Roll",
+    "Step",
+    "Variant",
+    "X",
+    "format_play",
+    "format_position",
+    "get_variant",
+    "legal_plays",
+    "make_position",
+    "parse_play",
+    "parse_position",
+]

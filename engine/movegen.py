@@ -1,0 +1,96 @@
+"""Legal plays (RULES §2.3-§2.6, §6.2): the one place where maximality rules live.
+
+The search walks every order of the dice over single-die steps (the variant's ``steps``),
+remembering (position, dice left) nodes already expanded, so each distinct intermediate
+position is expanded once. Leaves are deduplicated by resulting position; then the maximal-dice
+rule, the Express run rule and the higher-die rule select the legal ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.dice import ChainDice, Dice, Roll
+from engine.notation import format_play
+from engine.play import Play, Step
+from engine.position import NUM_CHECKERS, Position
+from engine.variants import Variant, get_variant
+
+class _Leaf:
+    __slots__ = ("high", "steps")
+
+    def __init__(self, steps: tuple[Step, ...], high: bool) -> None:
+        self.steps = steps
+        self.high = high  # realisable by a path that uses the higher die (higher-die rule)
+
+
+def _leaves(variant: Variant, pos: Position, numbers: tuple[int, ...]) -> dict[Position, _Leaf]:
+    """Every end position of a maximal-by-branch sequence of steps, with one realising path."""
+    leaves: dict[Position, _Leaf] = {}
+    seen: set[tuple[Position, tuple[int, ...]]] = set()
+    high = max(numbers)
+
+    def walk(node: Position, left: tuple[int, ...], path: tuple[Step, ...]) -> None:
+        moved = False
+        if node.off[0] < NUM_CHECKERS and left:
+            tried: set[int] = set()
+            for i, die in enumerate(left):
+                if die in tried:
+                    continue
+                tried.add(die)
+                rest = left[:i] + left[i + 1 :]
+                for step, after in variant.steps(node, die):
+                    moved = True
+                    key = (after, rest)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    walk(after, rest, (*path, step))
+        if not moved:
+            uses_high = len(path) == 1 and path[0].die == high
+            leaf = leaves.get(node)
+            if leaf is None or len(path) > len(leaf.steps):
+                leaves[node] = _Leaf(path, uses_high)
+            elif len(path) == len(leaf.steps) and uses_high:
+                leaf.high = True
+
+    walk(pos, numbers, ())
+    return leaves
+
+
+def _select(
+    leaves: dict[Position, _Leaf],
+    dice: Dice,
+    score: Callable[[Position, _Leaf], int],
+) -> list[tuple[Position, _Leaf]]:
+    """Maximality (§2.5.1, §6.2 via ``score``) and the higher-die rule (§2.5.2)."""
+    scored = [(score(p, leaf), p, leaf) for p, leaf in leaves.items()]
+    best = max(s for s, _, _ in scored)
+    chosen = [(p, leaf) for s, p, leaf in scored if s == best]
+    if isinstance(dice, Roll) and not dice.is_double and best == 1:
+        with_high = [(p, leaf) for p, leaf in chosen if leaf.high]
+        if with_high:
+            chosen = with_high
+    return chosen
+
+
+def _dice_used(pos: Position, leaf: _Leaf) -> int:
+    return len(leaf.steps)
+
+
+def legal_plays(pos: Position, dice: Dice) -> list[Play]:
+    """All distinct legal plays of ``dice`` in ``pos`` (X to play), each exactly once.
+
+    The list is sorted by canonical text. With no legal step it holds the empty play only.
+    """
+    variant = get_variant(pos.variant)
+    leaves = _leaves(variant, pos, dice.numbers)
+    score = _dice_used
+    if isinstance(dice, ChainDice):
+        from engine.express import run_scorer
+
+        score = run_scorer(variant, dice)
+    chosen = _select(leaves, dice, score)
+    plays = [Play(leaf.steps, pos, after, format_play(pos, after, leaf.steps)) for after, leaf in chosen]
+    plays.sort(key=lambda play: play.text)
+    return plays

@@ -1,0 +1,219 @@
+"""The variant base class: every rule that differs between variants is a method here.
+
+Move generation (engine.movegen), notation (engine.notation) and game flow (engine.game) call these
+hooks and never test a variant id, so a variant is entirely described by its class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.play import HIT, NONE, Step
+from engine.position import BAR, EMPTY, NUM_CHECKERS, OFF, Position, X
+
+#: A landing outcome: (new stack at the destination, effect, O checkers sent to O's bar).
+Landing = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended, from the point of view of the position's X (the mover).
+
+    ``winner`` is ``"X"``, ``"O"`` or ``None`` (tie, draw). ``points`` is the base score before
+    the cube (classic multiplies by the cube value).
+    """
+
+    winner: str | None
+    points: int
+    kind: str  # single | gammon | backgammon | mother | tie | draw
+
+
+class Variant:
+    """Rules of one variant. Subclasses override the hooks; instances are stateless singletons."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    #: Classic plays the opening dice; the seed variants re-roll (RULES §2.1).
+    plays_opening_dice: ClassVar[bool] = False
+    #: Later games of a match: the previous winner starts (pin-mother, neverfinishing).
+    previous_winner_starts: ClassVar[bool] = False
+    has_cube: ClassVar[bool] = False
+    has_bar: ClassVar[bool] = False
+    has_reserve: ClassVar[bool] = False
+    #: Express chains (RULES §6).
+    chains_doubles: ClassVar[bool] = False
+    #: Markers a player may write (RULES §7.3 S4).
+    markers: ClassVar[frozenset[str]] = frozenset()
+    #: Whether landing on an O blot offers a hit-or-trap choice that must be written (S5).
+    marker_required_on_blot: ClassVar[bool] = False
+    #: Stacks may hold both colours (covering variants and blocking).
+    mixed_stacks: ClassVar[bool] = False
+    #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
+    blot_effect: ClassVar[str | None] = HIT
+
+    # --- setup -----------------------------------------------------------------------------
+
+    def initial_position(self, setup: str = "") -> Position:
+        raise NotImplementedError
+
+    # --- points and checkers (RULES §3.x.3, §3.x.4) ------------------------------------------
+
+    def is_open(self, pos: Position, stack: str) -> bool:
+        """Whether X may land or touch down on a point holding ``stack``."""
+        raise NotImplementedError
+
+    def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
+        """The outcomes of X landing on an open point holding ``stack``."""
+        return ((stack + X, NONE, 0),)
+
+    def is_permanently_blocked(self, stack: str) -> bool:
+        """RULES §7.3 S3: blocked for X for the whole of X's play."""
+        raise NotImplementedError
+
+    def is_capturable(self, stack: str) -> bool:
+        """RULES §7.3 S4: a point where a marker may be written (an O blot, or O under X)."""
+        return stack == "O"
+
+    def is_blot(self, stack: str) -> bool:
+        """An O blot in the sense of §7.4.3 (a landing there hits/pins/traps)."""
+        return stack == "O"
+
+    def has_covered_checker(self, pos: Position) -> bool:
+        """Whether an X checker lies under an O checker (pinned/trapped)."""
+        return False
+
+    def valid_stack(self, stack: str) -> bool:
+        """Whether the variant can produce this stack (position text validation, §12)."""
+        return len(set(stack)) <= 1
+
+    # --- entering (RULES §2.7, §3.x.5) --------------------------------------------------------
+
+    def entry_mode(self, pos: Position) -> tuple[bool, bool]:
+        """(entries possible, board moves allowed) for X in ``pos``."""
+        return (pos.bar[0] > 0, pos.bar[0] == 0)
+
+    def after_entry(self, pos: Position) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(bar, reserve) after X enters one checker: the bar empties first."""
+        if pos.bar[0] > 0:
+            return (pos.bar[0] - 1, pos.bar[1]), pos.reserve
+        return pos.bar, (pos.reserve[0] - 1, pos.reserve[1])
+
+    # --- bearing off (RULES §2.8, §3.x.7) ---------------------------------------------------
+
+    def may_bear_off(self, pos: Position, highest: int) -> bool:
+        """Bear-off condition; ``highest`` is X's highest occupied point (0 if none)."""
+        return highest <= 6 and pos.bar[0] == 0 and pos.reserve[0] == 0
+
+    # --- flags --------------------------------------------------------------------------------
+
+    def update_flags(self, pos: Position, dst: int) -> tuple[bool, bool]:
+        return pos.unlocked
+
+    # --- game end (RULES §2.9, §3.x.8) -------------------------------------------------------
+
+    def result(self, pos: Position) -> Result | None:
+        """The result after a completed play by X, or None if the game goes on."""
+        if pos.off[0] == NUM_CHECKERS:
+            return self.score_win(pos)
+        return None
+
+    def score_win(self, pos: Position) -> Result:
+        """X has borne off all 15 checkers."""
+        raise NotImplementedError
+
+    def resignation_points(self, pos: Position) -> int:
+        """Points X wins when O resigns in ``pos`` (a single game's value)."""
+        return 1
+
+    # --- single-die steps (RULES §2.2) -------------------------------------------------------
+
+    def steps(self, pos: Position, die: int) -> list[tuple[Step, Position]]:
+        """Every single-die step X can make with ``die``, with the position it leads to.
+
+        Never mutates ``pos``. In NeverFinishing a landing on a blot yields two steps (hit, trap).
+        """
+        out: list[tuple[Step, Position]] = []
+        pts = pos.points
+        may_enter, board_allowed = self.entry_mode(pos)
+        if may_enter:
+            dst = BAR - die
+            stack = pts[dst]
+            if self.is_open(pos, stack):
+                bar, reserve = self.after_entry(pos)
+                for new_stack, effect, hit in self.landings(pos, stack):
+                    new_pts = list(pts)
+                    new_pts[dst] = new_stack
+                    after = Position(
+                        pos.variant,
+                        tuple(new_pts),
+                        (bar[0], bar[1] + hit),
+                        reserve,
+                        pos.off,
+                        pos.unlocked,
+                    )
+                    out.append((Step(BAR, dst, die, effect), after))
+        if not board_allowed:
+            return out
+        highest = 0
+        for p in range(24, 0, -1):
+            if X in pts[p]:
+                highest = p
+                break
+        bear_off: bool | None = None  # evaluated lazily: most steps never reach off
+        for src in range(highest, 0, -1):
+            stack = pts[src]
+            if not stack or stack[-1] != X:
+                continue
+            dst = src - die
+            if dst >= 1:
+                target = pts[dst]
+                if not self.is_open(pos, target):
+                    continue
+                for new_stack, effect, hit in self.landings(pos, target):
+                    new_pts = list(pts)
+                    new_pts[src] = stack[:-1]
+                    new_pts[dst] = new_stack
+                    after = Position(
+                        pos.variant,
+                        tuple(new_pts),
+                        (pos.bar[0], pos.bar[1] + hit),
+                        pos.reserve,
+                        pos.off,
+                        self.update_flags(pos, dst),
+                    )
+                    out.append((Step(src, dst, die, effect), after))
+            else:
+                if bear_off is None:
+                    bear_off = self.may_bear_off(pos, highest)
+                if not bear_off or (dst < 0 and src != highest):
+                    continue
+                new_pts = list(pts)
+                new_pts[src] = stack[:-1]
+                after = Position(
+                    pos.variant,
+                    tuple(new_pts),
+                    pos.bar,
+                    pos.reserve,
+                    (pos.off[0] + 1, pos.off[1]),
+                    self.update_flags(pos, OFF),
+                )
+                out.append((Step(src, OFF, die, NONE), after))
+        return out
+
+    def can_step(self, pos: Position) -> bool:
+        """Whether X has any single-die step for some die value 1..6 (dead-position test)."""
+        return any(self.steps(pos, d) for d in range(1, 7))
+
+    def __repr__(self) -> str:
+        return f"<variant {self.id}>"
+
+
+def all_home_stacks(pos: Position) -> bool:
+    """Helper for subclasses: X has no checker above point 6."""
+    return all(X not in pos.points[p] for p in range(7, 25))
+
+
+def empty_points() -> list[str]:
+    return [EMPTY] * 25

@@ -1,0 +1,60 @@
+"""The Blocking Game and Blocking Express (RULES §3.4, §3.5, §6).
+
+A player owns a point when he has exactly one checker on it; stacks are last-in-first-out.
+"""
+
+from __future__ import annotations
+
+from engine.position import NUM_CHECKERS, O, Position, X, make_position
+from engine.variants.base import Result, Variant
+
+
+class Blocking(Variant):
+    id = "blocking"
+    name = "The Blocking Game"
+    summary = "Enter all 15, no hitting; a lone checker owns its point; stacks are last in, first out."
+    has_reserve = True
+    mixed_stacks = True
+    blot_effect = None
+
+    def initial_position(self, setup: str = "") -> Position:
+        return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))
+
+    def is_open(self, pos: Position, stack: str) -> bool:
+        return stack.count(O) != 1
+
+    def is_permanently_blocked(self, stack: str) -> bool:
+        return stack.count(O) == 1
+
+    def is_capturable(self, stack: str) -> bool:
+        return False
+
+    def is_blot(self, stack: str) -> bool:
+        return False
+
+    def valid_stack(self, stack: str) -> bool:
+        # A lone checker of one colour in a mixed stack is always on top (§3.4.3 invariant).
+        for colour in (X, O):
+            if stack.count(colour) == 1 and len(stack) > 1 and stack[-1] != colour:
+                return False
+        return True
+
+    def has_covered_checker(self, pos: Position) -> bool:
+        return any(X in s and s[-1] == O for s in pos.points)
+
+    def entry_mode(self, pos: Position) -> tuple[bool, bool]:
+        # A12: all fifteen must enter before any board checker moves.
+        return (pos.reserve[0] > 0, pos.reserve[0] == 0)
+
+    def after_entry(self, pos: Position) -> tuple[tuple[int, int], tuple[int, int]]:
+        return pos.bar, (pos.reserve[0] - 1, pos.reserve[1])
+
+    def score_win(self, pos: Position) -> Result:
+        return Result(X, 1, "single")
+
+
+class BlockingExpress(Blocking):
+    id = "blocking-express"
+    name = "Blocking Express"
+    summary = "The Blocking Game where a double starts a chain of doubles up to 6-6."
+    chains_doubles = True

@@ -1,0 +1,49 @@
+"""Classic backgammon (RULES §3.1): the only variant with a doubling cube."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine.play import HIT, NONE
+from engine.position import O, Position, X, make_position
+from engine.variants.base import Landing, Result, Variant
+
+
+def _o_in_winners_home(pos: Position) -> bool:
+    """O has a checker in X's home board (O's points 19-24) or on O's bar."""
+    return pos.bar[1] > 0 or any(O in pos.points[p] for p in range(1, 7))
+
+
+class Classic(Variant):
+    id = "classic"
+    name = "Backgammon"
+    summary = "Standard backgammon with hitting and the doubling cube."
+    plays_opening_dice = True
+    has_cube = True
+    has_bar = True
+    markers: ClassVar[frozenset[str]] = frozenset("*")
+
+    def initial_position(self, setup: str = "") -> Position:
+        return make_position(
+            self.id,
+            {24: "XX", 13: "X" * 5, 8: "XXX", 6: "X" * 5, 1: "OO", 12: "O" * 5, 17: "OOO", 19: "O" * 5},
+        )
+
+    def is_open(self, pos: Position, stack: str) -> bool:
+        # Single-colour stacks: open iff O has at most one checker there.
+        return len(stack) <= 1 or stack[0] == X
+
+    def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
+        if stack == O:
+            return ((X, HIT, 1),)
+        return ((stack + X, NONE, 0),)
+
+    def is_permanently_blocked(self, stack: str) -> bool:
+        return len(stack) >= 2 and stack[0] == O
+
+    def score_win(self, pos: Position) -> Result:
+        if pos.off[1] > 0:
+            return Result(X, 1, "single")
+        if _o_in_winners_home(pos):
+            return Result(X, 3, "backgammon")
+        return Result(X, 2, "gammon")

@@ -1,0 +1,53 @@
+"""Dutch Backgammon (RULES §3.6): start off the board; no hitting before reaching home."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine.play import HIT, NONE
+from engine.position import NUM_CHECKERS, O, Position, X, make_position
+from engine.variants.base import Landing, Result, Variant
+
+
+class Dutch(Variant):
+    id = "dutch"
+    name = "Dutch Backgammon"
+    summary = "Enter from off the board; you may hit only once one of your checkers reached home."
+    has_bar = True
+    has_reserve = True
+    markers: ClassVar[frozenset[str]] = frozenset("*")
+
+    def __init__(self, must_enter_all: bool = False) -> None:
+        # A16: the older rule (enter all fifteen first) is an option, off by default.
+        self.must_enter_all = must_enter_all
+
+    def initial_position(self, setup: str = "") -> Position:
+        return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))
+
+    def is_open(self, pos: Position, stack: str) -> bool:
+        # A15/A40: an O blot is open only to an unlocked X (who then hits it).
+        return len(stack) == 0 or stack[0] == X or (stack == O and pos.unlocked[0])
+
+    def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
+        if stack == O:
+            return ((X, HIT, 1),)
+        return ((stack + X, NONE, 0),)
+
+    def is_permanently_blocked(self, stack: str) -> bool:
+        return len(stack) >= 2 and stack[0] == O
+
+    def entry_mode(self, pos: Position) -> tuple[bool, bool]:
+        if pos.bar[0] > 0:
+            return (True, False)
+        if pos.reserve[0] > 0:
+            return (True, not self.must_enter_all)
+        return (False, True)
+
+    def update_flags(self, pos: Position, dst: int) -> tuple[bool, bool]:
+        # §3.6.4: unlocked the first time a checker stands home or is borne off, for good.
+        if dst <= 6 and not pos.unlocked[0]:
+            return (True, pos.unlocked[1])
+        return pos.unlocked
+
+    def score_win(self, pos: Position) -> Result:
+        return Result(X, 1 if pos.off[1] > 0 else 2, "single" if pos.off[1] > 0 else "gammon")

@@ -1,0 +1,32 @@
+"""The NeverFinishing Game (RULES §3.7): a landing on a blot may hit it or trap it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine.play import HIT, NONE, TRAP
+from engine.position import O, Position, X, make_position
+from engine.variants.base import Landing, Result
+from engine.variants.pin import CoveringVariant
+
+
+class NeverFinishing(CoveringVariant):
+    id = "neverfinishing"
+    name = "The NeverFinishing Game"
+    summary = "Land on a lone checker and choose: hit it to the bar or trap it underneath."
+    previous_winner_starts = True
+    has_bar = True
+    markers: ClassVar[frozenset[str]] = frozenset("*^")
+    marker_required_on_blot = True
+    blot_effect = TRAP
+
+    def initial_position(self, setup: str = "") -> Position:
+        return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
+
+    def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
+        if stack == O:
+            return ((X, HIT, 1), (O + X, TRAP, 0))
+        return ((stack + X, NONE, 0),)
+
+    def score_win(self, pos: Position) -> Result:
+        return Result(X, 1 if pos.off[1] > 0 else 2, "single" if pos.off[1] > 0 else "gammon")

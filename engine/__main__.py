@@ -1,0 +1,83 @@
+"""Command-line interface (standard library only).
+
+``python -m engine legal``: each stdin line is a position text with dice; prints a JSON array of
+the canonical texts of all distinct legal plays, sorted.
+``python -m engine apply``: each stdin line is ``<position text> TAB <play>``; prints the play,
+the position after it and the result.
+A bad line prints ``{"error": CODE, "message": TEXT}`` and processing goes on; never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from engine.errors import EngineError, PositionError
+from engine.movegen import legal_plays
+from engine.notation import parse_play
+from engine.text import format_position, parse_position
+from engine.variants import get_variant
+
+
+def _error(exc: EngineError) -> dict[str, Any]:
+    return {"error": exc.code, "message": exc.message}
+
+
+def legal_line(line: str) -> Any:
+    try:
+        pos, dice = parse_position(line)
+        if dice is None:
+            raise PositionError("dice are needed to list legal plays")
+        return sorted(p.text for p in legal_plays(pos, dice))
+    except EngineError as exc:
+        return _error(exc)
+
+
+def apply_line(line: str) -> Any:
+    try:
+        position_text, tab, play_text = line.partition("\t")
+        if not tab:
+            raise PositionError("expected <position text> TAB <play>")
+        pos, dice = parse_position(position_text)
+        if dice is None:
+            raise PositionError("dice are needed to apply a play")
+        play = parse_play(pos, legal_plays(pos, dice), play_text)
+        result = get_variant(pos.variant).result(play.after)
+        return {
+            "play": play.text,
+            "after": format_position(play.after),
+            "result": None
+            if result is None
+            else {"winner": result.winner, "points": result.points, "kind": result.kind},
+        }
+    except EngineError as exc:
+        return _error(exc)
+
+
+def run(command: str, stdin: TextIO, stdout: TextIO) -> int:
+    handler = {"legal": legal_line, "apply": apply_line}.get(command)
+    if handler is None:
+        print("usage: python -m engine legal|apply  (lines on standard input)", file=sys.stderr)
+        return 2
+    for raw in stdin:
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        try:
+            out = handler(line)
+        except Exception as exc:  # the CLI promises no traceback, whatever the input
+            out = {"error": "E_INTERNAL", "message": f"{type(exc).__name__}: {exc}"}
+        stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        return run("", sys.stdin, sys.stdout)
+    return run(argv[1], sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,75 @@
+"""Property tests over random playouts of every variant (hypothesis picks the seeds)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import VARIANTS, get_variant, parse_play
+from engine.game import GAME_OVER, MATCH_OVER
+from engine.play import HIT
+from engine.position import O, X
+
+from .playout import checker_totals, final_state, random_decisions
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def covered_x(stack: str) -> int:
+    """X checkers below the highest O checker of a stack: they cannot move this play."""
+    top_o = stack.rfind(O)
+    return stack[:top_o].count(X) if top_o > 0 else 0
+
+
+@FAST
+@given(seed=SEEDS, variant=st.sampled_from(sorted(VARIANTS)))
+def test_random_playout_invariants(seed: int, variant: str) -> None:
+    rules = get_variant(variant)
+    for state, plays, _ in random_decisions(variant, seed, max_decisions=120):
+        pos = state.position_for(state.mover)
+        assert checker_totals(pos) == (15, 15)
+        afters = [p.after for p in plays]
+        assert len(set(afters)) == len(afters), "two listed plays have the same result"
+        texts = [p.text for p in plays]
+        assert len(set(texts)) == len(texts), "two plays share a canonical text"
+        for play in plays:
+            assert checker_totals(play.after) == (15, 15)
+            # Canonical text round trip: the text denotes the same play.
+            assert parse_play(pos, plays, play.text).after == play.after
+            for p in range(1, 25):
+                stack = play.after.points[p]
+                assert rules.valid_stack(stack), (variant, p, stack)
+                # A covered (pinned/trapped) X checker never moves during the play.
+                before = pos.points[p]
+                if covered_x(before):
+                    assert stack.startswith(before[: before.rfind(O)]), (before, stack)
+            if variant == "dutch":
+                unlocked = pos.unlocked[0]
+                for step in play.steps:
+                    assert step.effect != HIT or unlocked, "Dutch hit while locked"
+                    unlocked = unlocked or step.dst <= 6
+
+
+@FAST
+@given(seed=SEEDS, variant=st.sampled_from(sorted(VARIANTS)))
+def test_random_games_end(seed: int, variant: str) -> None:
+    state = final_state(variant, seed)
+    assert state.phase in (GAME_OVER, MATCH_OVER), f"{variant} seed {seed} did not end"
+    assert state.result is not None
+    result = state.result
+    if result.kind in ("tie", "draw"):
+        assert result.winner is None and result.points == 0
+    else:
+        assert result.winner in (0, 1)
+        assert result.points >= 1
+        loser = state.position_for(1 - result.winner)
+        if variant in ("blocking", "blocking-express"):
+            assert result.points == 1
+        elif variant in ("dutch", "neverfinishing"):
+            assert result.points == (2 if loser.off[0] == 0 else 1)
+        elif variant in ("pin", "pin-mother") and result.kind != "mother":
+            multiplier = {"single": 1, "gammon": 2, "backgammon": 3}[result.kind]
+            assert result.points == multiplier * loser.pips(X)
+        elif variant == "classic":
+            assert result.points == {"single": 1, "gammon": 2, "backgammon": 3}[result.kind]

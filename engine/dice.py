@@ -45,7 +45,9 @@ class ChainDice:
     rolled: bool = False
 
     def __post_init__(self) -> None:
-        if not (1 <= self.value <= 6 and 1 <= self.copies <= 4) or (self.rolled and self.copies != 4):
+        if not (1 <= self.value <= 6 and 1 <= self.copies <= 4) or (
+            self.rolled and self.copies != 4
+        ):
             raise ValueError(f"bad chain decision [{self.value}x{self.copies}]")
 
     @property

@@ -16,6 +16,7 @@ from engine.play import Play, Step
 from engine.position import NUM_CHECKERS, Position
 from engine.variants import Variant, get_variant
 
+
 class _Leaf:
     __slots__ = ("high", "steps")
 
@@ -85,12 +86,14 @@ def legal_plays(pos: Position, dice: Dice) -> list[Play]:
     """
     variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
-    score = _dice_used
+    score: Callable[[Position, _Leaf], int] = _dice_used
     if isinstance(dice, ChainDice):
         from engine.express import run_scorer
 
         score = run_scorer(variant, dice)
     chosen = _select(leaves, dice, score)
-    plays = [Play(leaf.steps, pos, after, format_play(pos, after, leaf.steps)) for after, leaf in chosen]
+    plays = [
+        Play(leaf.steps, pos, after, format_play(pos, after, leaf.steps)) for after, leaf in chosen
+    ]
     plays.sort(key=lambda play: play.text)
     return plays

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.errors import IllegalPlayError, InvalidPlayError
-from engine.play import HIT, PIN, TRAP, Play, Step
+from engine.play import HIT, Play, Step
 from engine.position import BAR, OFF, O, Position, X
 from engine.variants import Variant, get_variant
 
@@ -134,7 +134,8 @@ def _static_checks(variant: Variant, pos: Position, tokens: Sequence[Token]) -> 
             stack = pts[point]
             if variant.is_permanently_blocked(stack):
                 raise IllegalPlayError(
-                    "E_BLOCKED_POINT", f"Point {point} is blocked: you cannot land or touch down there."
+                    "E_BLOCKED_POINT",
+                    f"Point {point} is blocked: you cannot land or touch down there.",
                 )
             if marker:
                 if marker not in variant.markers:
@@ -211,9 +212,11 @@ def apply_tokens(variant: Variant, pos: Position, tokens: Sequence[Token]) -> Po
             raise IllegalPlayError("E_NO_CHECKER", "You have no checker left to enter.")
         bar, reserve = variant.after_entry(probe)
     off = (pos.off[0] + net[OFF], pos.off[1])
-    after = Position(pos.variant, tuple(new_pts), (bar[0], bar[1] + o_hit), reserve, off, pos.unlocked)
+    after = Position(
+        pos.variant, tuple(new_pts), (bar[0], bar[1] + o_hit), reserve, off, pos.unlocked
+    )
     for point in range(0, 7):
-        if point == 0 and off[0] or point and X in new_pts[point]:
+        if (point == 0 and off[0]) or (point and X in new_pts[point]):
             after = after._replace(unlocked=variant.update_flags(after, point))
             break
     return after
@@ -236,7 +239,9 @@ def illegal_message(text: str, legal: Sequence[Play], shown: int = 5) -> str:
     if texts == ["pass"]:
         return f"'{text}' is not legal: you have no legal move, so the only play is pass."
     more = f" (and {len(texts) - shown} more)" if len(texts) > shown else ""
-    return f"'{text}' is not a legal play here. Legal plays include: {', '.join(texts[:shown])}{more}."
+    return (
+        f"'{text}' is not a legal play here. Legal plays include: {', '.join(texts[:shown])}{more}."
+    )
 
 
 def format_play(before: Position, after: Position, steps: Sequence[Step]) -> str:
@@ -251,25 +256,27 @@ def format_play(before: Position, after: Position, steps: Sequence[Step]) -> str
         if used[i]:
             continue
         used[i] = True
-        path = [step.src, step.dst]
+        chain = [step.src, step.dst]
         for j in range(i + 1, len(order)):
-            last = path[-1]
+            last = chain[-1]
             if last in (OFF, BAR):
                 break
             if not used[j] and order[j].src == last:
                 used[j] = True
                 if last in hit_points:
-                    path.append(order[j].dst)
+                    chain.append(order[j].dst)
                 else:
-                    path[-1] = order[j].dst
-        paths.append(tuple(path))
+                    chain[-1] = order[j].dst
+        paths.append(tuple(chain))
     counts: dict[tuple[int, ...], int] = {}
     for path in paths:
         counts[path] = counts.get(path, 0) + 1
     tokens = sorted(counts, key=lambda p: (-p[0], -p[-1], [-x for x in p[1:-1]]))
     # Points where the play created a pin/trap that persists: [O] before, [O, X...] after.
     created = {
-        p for p in range(1, 25) if before.points[p] == O and after.points[p][:1] == O != after.points[p]
+        p
+        for p in range(1, 25)
+        if before.points[p] == O and after.points[p][:1] == O != after.points[p]
     }
     hit_done: set[int] = set()
     pin_done: set[int] = set()

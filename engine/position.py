@@ -47,7 +47,7 @@ class Position(NamedTuple):
     def flip(self) -> Position:
         """The same position seen by the other player (who becomes X)."""
         pts = self.points
-        flipped = (EMPTY,) + tuple(swap_colours(pts[25 - p]) for p in range(1, 25))
+        flipped = (EMPTY, *(swap_colours(pts[25 - p]) for p in range(1, 25)))
         return Position(
             self.variant,
             flipped,

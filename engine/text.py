@@ -110,7 +110,9 @@ def parse_position(line: str) -> tuple[Position, Dice | None]:
                 raise PositionError(f"point {point} is given twice")
             stack = _parse_stack(stack_text, point)
             if not variant.valid_stack(stack):
-                raise PositionError(f"point {point}: {variant.name} cannot have the stack {stack_text}")
+                raise PositionError(
+                    f"point {point}: {variant.name} cannot have the stack {stack_text}"
+                )
             pts[point] = stack
     pairs: dict[str, tuple[int, int]] = {}
     for name, field in zip(("bar", "res", "off"), fields[2:5], strict=True):

@@ -12,7 +12,9 @@ from engine.variants.base import Result, Variant
 class Blocking(Variant):
     id = "blocking"
     name = "The Blocking Game"
-    summary = "Enter all 15, no hitting; a lone checker owns its point; stacks are last in, first out."
+    summary = (
+        "Enter all 15, no hitting; a lone checker owns its point; stacks are last in, first out."
+    )
     has_reserve = True
     mixed_stacks = True
     blot_effect = None

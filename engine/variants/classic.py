@@ -26,7 +26,16 @@ class Classic(Variant):
     def initial_position(self, setup: str = "") -> Position:
         return make_position(
             self.id,
-            {24: "XX", 13: "X" * 5, 8: "XXX", 6: "X" * 5, 1: "OO", 12: "O" * 5, 17: "OOO", 19: "O" * 5},
+            {
+                24: "XX",
+                13: "X" * 5,
+                8: "XXX",
+                6: "X" * 5,
+                1: "OO",
+                12: "O" * 5,
+                17: "OOO",
+                19: "O" * 5,
+            },
         )
 
     def is_open(self, pos: Position, stack: str) -> bool:

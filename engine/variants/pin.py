@@ -70,9 +70,7 @@ class Pin(CoveringVariant):
     blot_effect = PIN
 
     def initial_position(self, setup: str = "") -> Position:
-        return make_position(
-            self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O}
-        )
+        return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 
     def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
         if stack == O:
@@ -95,9 +93,7 @@ class PinMother(Pin):
     def initial_position(self, setup: str = "") -> Position:
         if setup == "plakoto":  # A4: the Plakoto array, all 15 on the 24-point
             return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
-        return make_position(
-            self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O}
-        )
+        return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 
     def result(self, pos: Position) -> Result | None:
         if pos.off[0] == NUM_CHECKERS:

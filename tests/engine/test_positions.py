@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine import EngineError, format_position, get_variant, legal_plays, parse_play, parse_position
+from engine import (
+    EngineError,
+    format_position,
+    get_variant,
+    legal_plays,
+    parse_play,
+    parse_position,
+)
 
 from .positions_data import CASES, EXAMPLES, Case, Example, case
 

@@ -1,0 +1,180 @@
+"""Game flow: opening roll, turns, cube, resignation, match play, Express chains, draws."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import GameError, Roll, parse_position
+from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, ROLL, Chain, GameState
+
+from .playout import random_decisions
+
+
+class ScriptedDice(random.Random):
+    """A random source whose die rolls are given in advance."""
+
+    def __init__(self, rolls: list[int]) -> None:
+        super().__init__(0)
+        self.rolls = list(rolls)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.rolls.pop(0)
+
+
+def test_classic_opening_plays_the_opening_dice_after_ties() -> None:
+    state = GameState.new("classic", ("A", "B"), ScriptedDice([3, 3, 2, 5]))
+    assert state.phase == MOVE and state.turn == 1 and state.dice == Roll(5, 2)
+    assert any("tie" in line for line in state.record)
+
+
+def test_seed_variants_reroll_after_the_opening() -> None:
+    state = GameState.new("pin", ("A", "B"), ScriptedDice([6, 1, 4, 4]))
+    assert state.turn == 0 and state.dice == Roll(4, 4)
+
+
+def test_express_opening_double_starts_a_chain() -> None:
+    state = GameState.new("blocking-express", ("A", "B"), ScriptedDice([2, 5, 5, 5]))
+    assert state.turn == 1 and state.chain is not None
+    assert state.chain.pending == ((5, 4), (6, 4))
+    assert state.current_dice() is not None and state.current_dice().text() == "55"
+
+
+def test_wrong_player_and_wrong_phase() -> None:
+    state = GameState.new("classic", ("A", "B"), ScriptedDice([6, 1]))
+    with pytest.raises(GameError) as info:
+        state.play(1, "13/7 8/7", random.Random(1))
+    assert info.value.code == "E_TURN"
+    with pytest.raises(GameError):
+        state.roll(0, random.Random(1))
+
+
+def test_cube_double_take_pass() -> None:
+    rng = ScriptedDice([6, 1, 3, 1, 4, 2])
+    state = GameState.new("classic", ("A", "B"), rng)
+    state = state.play(0, "13/7 8/7", rng)
+    assert state.phase == ROLL and state.turn == 1 and state.can_double(1)
+    doubled = state.double(1)
+    assert doubled.phase == DOUBLE and doubled.mover == 0
+    with pytest.raises(GameError):
+        doubled.take(1, rng)
+    taken = doubled.take(0, rng)
+    assert taken.cube == 2 and taken.cube_owner == 0 and taken.phase == MOVE and taken.turn == 1
+    assert not taken.can_double(1)
+    passed = doubled.drop(0)
+    assert passed.result is not None
+    assert (passed.result.winner, passed.result.points, passed.result.kind) == (1, 1, "pass")
+    assert passed.phase == MATCH_OVER and passed.match_winner == 1
+
+
+def test_no_cube_outside_classic() -> None:
+    state = GameState.new("dutch", ("A", "B"), random.Random(3))
+    assert state.phase == MOVE
+    with pytest.raises(GameError):
+        state.double(state.turn)
+
+
+def test_resign_scores_a_single_game_times_cube() -> None:
+    state = GameState.new("classic", ("A", "B"), random.Random(5), match_length=5)
+    done = state.resign(0)
+    assert done.result is not None and done.result.winner == 1 and done.result.points == 1
+    assert done.phase == GAME_OVER and done.score == (0, 1)
+    nxt = done.next_game(random.Random(6))
+    assert nxt.game_number == 2 and nxt.phase in (MOVE, ROLL) and nxt.score == (0, 1)
+
+
+def test_pin_resignation_scores_the_loser_pips() -> None:
+    state = GameState.new("pin", ("A", "B"), random.Random(5), match_length=1000)
+    done = state.resign(1)
+    assert done.result is not None and done.result.points == done.pips(1)
+
+
+def test_crawford_game_has_no_doubling() -> None:
+    rng = random.Random(7)
+    state = GameState.new("classic", ("A", "B"), rng, match_length=3)
+    state = state.resign(1)  # A 1-0
+    state = state.next_game(rng).resign(1)  # A 2-0: match point
+    assert state.score == (2, 0)
+    crawford = state.next_game(rng)
+    assert crawford.crawford
+    assert not any(crawford.can_double(s) for s in (0, 1))
+    after = crawford.resign(0).next_game(rng)  # B 2-1: the game after Crawford allows the cube
+    assert not after.crawford and after.crawford_done
+
+
+def test_previous_winner_starts_in_pin_mother() -> None:
+    rng = random.Random(11)
+    state = GameState.new("pin-mother", ("A", "B"), rng, match_length=5000)
+    state = state.resign(0)  # B wins
+    nxt = state.next_game(rng)
+    assert nxt.turn == 1 and any("won the previous game" in line for line in nxt.record)
+
+
+def test_express_chain_passes_control_back_and_forth() -> None:
+    # positions.md E1: X rolls 6-6; X plays 9/3, O plays 9/3, X finishes the 6s.
+    board, _ = parse_position(
+        "blocking-express | 16:X14+O1 9:X1 3:O14 | bar 0/0 | res 0/0 | off 0/0 | -"
+    )
+    chain = Chain(roller=0, controller=0, pending=((6, 4),))
+    state = GameState("blocking-express", ("A", "B"), board, 0, MOVE, Roll(6, 6), chain)
+    rng = ScriptedDice([2, 1])
+    state = state.play(0, "9/3", rng)
+    assert state.chain is not None and state.mover == 1 and state.chain.pending == ((6, 3),)
+    assert [p.text for p in state.legal_plays()] == ["9/3"]
+    state = state.play(1, "9/3", rng)
+    assert state.chain is not None and state.mover == 0 and state.chain.pending == ((6, 2),)
+    assert sorted(p.text for p in state.legal_plays()) == ["16/10(2)", "16/4"]
+    state = state.play(0, "16/10 10/4", rng)
+    # Chain complete: the roller's opponent rolls next.
+    assert state.chain is None and state.turn == 1 and state.dice == Roll(2, 1)
+
+
+def test_express_both_stuck_ends_the_chain() -> None:
+    # E3 d2-like: the roller cannot play his 6s; the opponent, just handed control, cannot either.
+    board, _ = parse_position(
+        "blocking-express | 20:X13+O1 3:O14+X2 | bar 0/0 | res 0/0 | off 0/0 | -"
+    )
+    chain = Chain(roller=0, controller=0, pending=((6, 4),), first=False)
+    state = GameState("blocking-express", ("A", "B"), board, 0, MOVE, Roll(5, 5), chain)
+    assert [p.text for p in state.legal_plays()] == [""]
+    rng = ScriptedDice([4, 3])
+    state = state.play(0, "pass", rng)
+    assert state.chain is not None and state.mover == 1
+    assert [p.text for p in state.legal_plays()] == [""]
+    state = state.play(1, "", rng)
+    assert state.chain is None and state.turn == 1
+    assert any("both players stuck" in line for line in state.record)
+
+
+def test_dead_position_is_a_draw() -> None:
+    # Pin game: every X checker is pinned or blocked, and so is every O checker.
+    board, _ = parse_position("pin | 24:X1+O14 1:O1+X14 | bar 0/0 | res 0/0 | off 0/0 | -")
+    state = GameState("pin", ("A", "B"), board, 0, ROLL)
+    assert state.is_dead()
+    done = state.roll(0, random.Random(1))
+    assert done.result is not None and done.result.kind == "draw" and done.result.points == 0
+
+
+def test_forced_plays_are_played_automatically() -> None:
+    board, _ = parse_position("classic | 24:O13 13:X1 2:O2 1:X14 | bar 0/0 | res 0/0 | off 0/0 | -")
+    state = GameState("classic", ("A", "B"), board, 0, MOVE, Roll(6, 5))
+    advanced, auto = state.advance(random.Random(2))
+    assert auto and auto[0].text == "13/7" and auto[0].auto and auto[0].seat == 0
+    assert advanced.turn == 1 and advanced.last == auto[-1]
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    variant=st.sampled_from(
+        ["classic", "pin-mother", "blocking-express", "dutch", "neverfinishing"]
+    ),
+)
+def test_json_round_trip(seed: int, variant: str) -> None:
+    for state, _, _ in random_decisions(variant, seed, max_decisions=60):
+        again = GameState.from_json(state.to_json())
+        assert again == state
+        assert again.to_json() == state.to_json()

@@ -35,6 +35,8 @@ class Variant:
     id: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str] = ""
+    #: A concise rules card for players (shown by the bot's /rules).
+    rules_card: ClassVar[str] = ""
     #: Classic plays the opening dice; the seed variants re-roll (RULES §2.1).
     plays_opening_dice: ClassVar[bool] = False
     #: Later games of a match: the previous winner starts (pin-mother, neverfinishing).

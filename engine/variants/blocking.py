@@ -15,6 +15,14 @@ class Blocking(Variant):
     summary = (
         "Enter all 15, no hitting; a lone checker owns its point; stacks are last in, first out."
     )
+    rules_card = (
+        "Start: all 15 off the board; enter with bar/N (N = 25 minus the die). All 15 "
+        "must enter before any checker moves. No hitting.\n"
+        "A player with exactly ONE checker on a point owns it: the opponent cannot land "
+        "or touch down there. Landing on two or more opposing checkers is allowed and "
+        "covers them.\n"
+        "Stacks are last in, first out: only the top checker may leave. Win: 1 point."
+    )
     has_reserve = True
     mixed_stacks = True
     blot_effect = None
@@ -59,4 +67,11 @@ class BlockingExpress(Blocking):
     id = "blocking-express"
     name = "Blocking Express"
     summary = "The Blocking Game where a double starts a chain of doubles up to 6-6."
+    rules_card = (
+        "The Blocking Game with chained doubles: rolling 3-3 means four 3s, then four 4s, "
+        "5s and 6s. Play one number at a time with /move. If you cannot play all copies "
+        "of a number, your opponent takes over with the rest, and control goes back and "
+        "forth until all are played or both are stuck. You must choose plays that let you "
+        "go on as far as possible."
+    )
     chains_doubles = True

@@ -18,6 +18,16 @@ class Classic(Variant):
     id = "classic"
     name = "Backgammon"
     summary = "Standard backgammon with hitting and the doubling cube."
+    rules_card = (
+        "Start: 2 on your 24, 5 on 13, 3 on 8, 5 on 6. Move from 24 towards 1 and bear "
+        "off.\n"
+        "A point with 2+ opposing checkers is blocked. Landing on a lone opposing checker "
+        "hits it to the bar; it must re-enter (on 25 minus the die) before anything else "
+        "moves.\n"
+        "Use both dice if you can (doubles: four times); if only one, the higher one.\n"
+        "Bear off once all 15 are home (1-6). Gammon x2, backgammon x3, times the cube. "
+        "Before rolling you may double; the opponent takes or passes."
+    )
     plays_opening_dice = True
     has_cube = True
     has_bar = True

@@ -13,6 +13,13 @@ class Dutch(Variant):
     id = "dutch"
     name = "Dutch Backgammon"
     summary = "Enter from off the board; you may hit only once one of your checkers reached home."
+    rules_card = (
+        "Start: all 15 off the board; enter with bar/N (N = 25 minus the die). Entering "
+        "is optional once your bar is empty: you may enter or move checkers already in.\n"
+        "No hitting until one of your checkers has reached your home board (1-6); after "
+        "that you may hit for good. Hit checkers enter first.\n"
+        "Bear off when all 15 are home. Win 1, or 2 if the loser bore off none."
+    )
     has_bar = True
     has_reserve = True
     markers: ClassVar[frozenset[str]] = frozenset("*")

@@ -14,6 +14,14 @@ class NeverFinishing(CoveringVariant):
     id = "neverfinishing"
     name = "The NeverFinishing Game"
     summary = "Land on a lone checker and choose: hit it to the bar or trap it underneath."
+    rules_card = (
+        "Start: all 15 on your 24. Land on a lone opposing checker and choose: hit it to "
+        "the bar (write *) or trap it underneath (write ^). A trapped checker and its "
+        "point are blocked for its owner until the trapper leaves. Bar checkers enter "
+        "first.\n"
+        "No bearing off while one of yours is trapped. Win 1, or 2 if the loser bore off "
+        "none."
+    )
     previous_winner_starts = True
     has_bar = True
     markers: ClassVar[frozenset[str]] = frozenset("*^")

@@ -66,6 +66,16 @@ class Pin(CoveringVariant):
     id = "pin"
     name = "The Pin Game"
     summary = "No hitting: landing on a lone checker pins it until you leave."
+    rules_card = (
+        "Start: 13 on your 24, one each on 17 and 15. No hitting and no bar.\n"
+        "Landing on a lone opposing checker PINS it (^): it cannot move until every "
+        "pinner leaves, and its owner cannot land on that point. Two or more checkers "
+        "block a point.\n"
+        "Higher die if only one can be played. No bearing off while one of yours is "
+        "pinned.\n"
+        "The winner scores the loser's pip count (x2 if he bore off none, x3 if also a "
+        "checker is still in the winner's home board)."
+    )
     markers: ClassVar[frozenset[str]] = frozenset("^")
     blot_effect = PIN
 
@@ -88,6 +98,13 @@ class PinMother(Pin):
     id = "pin-mother"
     name = "The Pin Game (mother rule)"
     summary = "The Pin Game where pinning the opponent's last checker at home wins 2 points."
+    rules_card = (
+        "The Pin Game, plus the mother rule: your mother is your last checker on your "
+        "24-point.\n"
+        "Pin the opponent's mother once you have left your own 24-point and you win 2 "
+        "points at once; while you still have checkers there the game goes on until you "
+        "leave. Both mothers pinned: a tie. The winner of a game starts the next one."
+    )
     previous_winner_starts = True
 
     def initial_position(self, setup: str = "") -> Position:

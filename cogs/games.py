@@ -1,0 +1,611 @@
+"""Slash commands and buttons that run games in channels (one game per channel or thread).
+
+The cog is thin: it checks who may act, asks the GameTable to do it, and replies. Players get
+engine messages verbatim (what is wrong and what would be legal) as ephemeral replies.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from cogs.table import GameTable, Outcome
+from engine import VARIANTS, EngineError, get_variant
+from engine.game import DOUBLE, MOVE, ROLL, GameState
+from render.game_scene import result_text
+from storage import ChannelBusyError, ConflictError, Database, Game, NewMove
+
+log = logging.getLogger(__name__)
+
+VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
+MAX_MATCH_LENGTH = 25
+SHOWN_LEGAL = 8
+BOARD_FILE = "board.png"
+
+
+def _user_mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def _display(user: discord.abc.User) -> str:
+    return user.display_name[:32]
+
+
+class GameButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:(?P<action>roll|double|take|pass):(?P<game>\d+):(?P<version>\d+)",
+):
+    """Roll / Double / Take / Pass under a board; persistent across restarts (ids in custom_id)."""
+
+    LABELS = {"roll": "Roll", "double": "Double", "take": "Take", "pass": "Pass"}
+    STYLES = {
+        "roll": discord.ButtonStyle.primary,
+        "double": discord.ButtonStyle.secondary,
+        "take": discord.ButtonStyle.success,
+        "pass": discord.ButtonStyle.danger,
+    }
+
+    def __init__(self, action: str, game_id: int, version: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=self.LABELS[action],
+                style=self.STYLES[action],
+                custom_id=f"bg:{action}:{game_id}:{version}",
+            )
+        )
+        self.action = action
+        self.game_id = game_id
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> GameButton:
+        return cls(match["action"], int(match["game"]), int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog("Games")
+        assert isinstance(cog, Games)
+        await cog.cube_action(interaction, self.action, self.game_id, self.version)
+
+
+class ChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:(?P<action>accept|decline):(?P<challenge>\d+)",
+):
+    def __init__(self, action: str, challenge_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=action.capitalize(),
+                style=discord.ButtonStyle.success
+                if action == "accept"
+                else discord.ButtonStyle.secondary,
+                custom_id=f"bg:{action}:{challenge_id}",
+            )
+        )
+        self.action = action
+        self.challenge_id = challenge_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ChallengeButton:
+        return cls(match["action"], int(match["challenge"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog("Games")
+        assert isinstance(cog, Games)
+        await cog.answer_challenge(interaction, self.action == "accept", self.challenge_id)
+
+
+def board_view(game: Game, state: GameState) -> discord.ui.View | None:
+    if state.phase == ROLL and state.rules.has_cube:
+        actions = ["roll", "double"] if state.can_double(state.turn) else ["roll"]
+    elif state.phase == DOUBLE:
+        actions = ["take", "pass"]
+    else:
+        return None
+    view = discord.ui.View(timeout=None)
+    for action in actions:
+        view.add_item(GameButton(action, game.id, game.version))
+    return view
+
+
+def prompt(game: Game, state: GameState) -> str:
+    """Who must do what now, with a mention so the player is notified."""
+    if state.is_over:
+        return ""
+    who = _user_mention(GameTable.user_of(game, state.mover))
+    if state.phase == ROLL:
+        return f"{who}, roll (or double) with the buttons, /roll or /double."
+    if state.phase == DOUBLE:
+        return f"{who}, you are offered a double to {state.cube * 2}: /take or /pass."
+    if state.chain is not None:
+        value, copies = state.chain.pending[0]
+        later = ", ".join(f"{k}x {v}" for v, k in state.chain.pending[1:])
+        then = f" (then {later})" if later else ""
+        return f"{who}, your turn in the chain: play {copies}x {value}{then} with /move."
+    assert state.dice is not None
+    return f"{who}, you rolled {state.dice.high}-{state.dice.low}: play with /move."
+
+
+class Games(commands.Cog):
+    """Challenges and games."""
+
+    def __init__(self, bot: commands.Bot, table: GameTable) -> None:
+        self.bot = bot
+        self.table = table
+        self.db: Database = table.db
+        self._abort_requests: dict[int, int] = {}  # game id -> user who asked to abort
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(GameButton, ChallengeButton)
+        self.expire_challenges.start()
+
+    async def cog_unload(self) -> None:
+        self.expire_challenges.cancel()
+        self.bot.remove_dynamic_items(GameButton, ChallengeButton)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    async def _reply_error(self, interaction: discord.Interaction[Any], message: str) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+
+    async def _active_game(self, interaction: discord.Interaction[Any]) -> Game | None:
+        assert interaction.channel_id is not None
+        game = await self.db.get_active_game(interaction.channel_id)
+        if game is None:
+            await self._reply_error(
+                interaction, "There is no game in this channel. Start one with /challenge."
+            )
+        return game
+
+    async def _send_board(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state = outcome.state
+        png = await self.table.render(state)
+        lines = [header] if header else []
+        lines.extend(outcome.events)
+        if outcome.finished is not None:
+            lines.append(self._final_text(outcome))
+        else:
+            lines.append(prompt(outcome.game, state))
+        content = "\n".join(line for line in lines if line)[:1900]
+        file = discord.File(io.BytesIO(png), filename=BOARD_FILE)
+        view = board_view(outcome.game, state)
+        kwargs: dict[str, Any] = {"content": content, "file": file}
+        if view is not None:
+            kwargs["view"] = view
+        mentions = discord.AllowedMentions(users=True, roles=False, everyone=False)
+        if interaction.response.is_done():
+            await interaction.followup.send(allowed_mentions=mentions, **kwargs)
+        else:
+            await interaction.response.send_message(allowed_mentions=mentions, **kwargs)
+
+    def _final_text(self, outcome: Outcome) -> str:
+        state = outcome.state
+        text = f"**Game over.** {result_text(state, state.players)}"
+        finished = outcome.finished
+        if finished is not None:
+            changes = []
+            for seat in (0, 1):
+                user = GameTable.user_of(outcome.game, seat)
+                change = finished.change_for(user, state.variant)
+                if change is not None:
+                    delta = change.after.rating - change.before.rating
+                    changes.append(
+                        f"{state.players[seat]} {change.after.rating:.0f} ({delta:+.0f})"
+                    )
+            if changes:
+                text += "\nRatings: " + ", ".join(changes)
+        return text
+
+    async def _run_action(
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game,
+        action: Any,
+        kind: str,
+        header: Any,
+        text: str = "",
+    ) -> None:
+        """Apply an action under the channel lock; reply with the board or the reason why not."""
+        async with self.table.lock(game.channel_id):
+            fresh = await self.db.get_game(game.id)
+            if fresh is None or fresh.status != "active":
+                await self._reply_error(interaction, "This game is over.")
+                return
+            try:
+                outcome = await self.table.act(fresh, interaction.user.id, action, kind, text)
+            except EngineError as exc:
+                await self._reply_error(interaction, exc.message)
+                return
+            except ConflictError:
+                await self._reply_error(
+                    interaction, "Someone acted on this game at the same moment; look again."
+                )
+                return
+        self._abort_requests.pop(game.id, None)
+        await self._send_board(interaction, outcome, header(outcome))
+
+    # --- challenges -------------------------------------------------------------------------
+
+    @app_commands.command(name="challenge", description="Challenge someone to a game here")
+    @app_commands.describe(
+        opponent="Who you want to play",
+        variant="Which game to play",
+        length="Match length in points (default 1: a single game)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    @app_commands.guild_only()
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        opponent: discord.Member,
+        variant: app_commands.Choice[str],
+        length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        if opponent.id == interaction.user.id:
+            await self._reply_error(interaction, "You cannot challenge yourself.")
+            return
+        if opponent.bot:
+            await self._reply_error(interaction, "Bots do not play here; challenge a person.")
+            return
+        if await self.db.get_active_game(interaction.channel_id) is not None:
+            await self._reply_error(
+                interaction,
+                "A game is already in progress in this channel. Finish it, or start a thread.",
+            )
+            return
+        now = self.table.clock()
+        if await self.db.get_open_challenge(interaction.channel_id, now=now) is not None:
+            await self._reply_error(
+                interaction, "There is already an open challenge in this channel."
+            )
+            return
+        settings = await self.db.get_guild_settings(interaction.guild_id)
+        challenge = await self.db.create_challenge(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            opponent.id,
+            variant.value,
+            now=now,
+            match_length=length,
+            expires_at=now + settings.challenge_expiry_seconds,
+        )
+        view = discord.ui.View(timeout=None)
+        view.add_item(ChallengeButton("accept", challenge.id))
+        view.add_item(ChallengeButton("decline", challenge.id))
+        match = f" (match to {length} points)" if length > 1 else ""
+        minutes = max(1, settings.challenge_expiry_seconds // 60)
+        await interaction.response.send_message(
+            f"{opponent.mention}, {interaction.user.mention} challenges you to "
+            f"**{get_variant(variant.value).name}**{match}. Accept or decline within "
+            f"{minutes} min (buttons, /accept or /decline).",
+            view=view,
+            allowed_mentions=discord.AllowedMentions(users=[opponent]),
+        )
+        message = await interaction.original_response()
+        await self.db.set_challenge_message(challenge.id, message.id)
+
+    @app_commands.command(name="accept", description="Accept the challenge in this channel")
+    @app_commands.guild_only()
+    async def accept(self, interaction: discord.Interaction[Any]) -> None:
+        await self.answer_challenge(interaction, True, None)
+
+    @app_commands.command(name="decline", description="Decline the challenge in this channel")
+    @app_commands.guild_only()
+    async def decline(self, interaction: discord.Interaction[Any]) -> None:
+        await self.answer_challenge(interaction, False, None)
+
+    async def answer_challenge(
+        self, interaction: discord.Interaction[Any], accept: bool, challenge_id: int | None
+    ) -> None:
+        assert interaction.channel_id is not None
+        now = self.table.clock()
+        if challenge_id is None:
+            challenge = await self.db.get_open_challenge(interaction.channel_id, now=now)
+        else:
+            challenge = await self.db.get_challenge(challenge_id)
+        if challenge is None or challenge.status != "open" or challenge.is_expired(now):
+            await self._reply_error(
+                interaction, "There is no open challenge here (it may have expired)."
+            )
+            return
+        user = interaction.user.id
+        if user == challenge.challenger_id:
+            if accept:
+                await self._reply_error(interaction, "You cannot accept your own challenge.")
+                return
+            status = "cancelled"  # the challenger withdraws it
+        elif user == challenge.opponent_id:
+            status = "accepted" if accept else "declined"
+        else:
+            await self._reply_error(
+                interaction, "Only the challenged player can answer this challenge."
+            )
+            return
+        async with self.table.lock(challenge.channel_id):
+            updated = await self.db.set_challenge_status(challenge.id, status)
+            if updated is None:
+                await self._reply_error(interaction, "This challenge was already answered.")
+                return
+            if not accept:
+                await interaction.response.send_message(
+                    f"The challenge by {_user_mention(challenge.challenger_id)} was {status}.",
+                    allowed_mentions=discord.AllowedMentions.none(),
+                )
+                return
+            challenger = (
+                interaction.guild.get_member(challenge.challenger_id) if interaction.guild else None
+            )
+            names = (
+                _display(challenger) if challenger else str(challenge.challenger_id),
+                _display(interaction.user),
+            )
+            try:
+                outcome = await self.table.start(challenge, names)
+            except ChannelBusyError:
+                await self._reply_error(interaction, "A game is already running in this channel.")
+                return
+        header = (
+            f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} (dark)"
+            + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+        )
+        opening = outcome.state.record
+        header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+        await self._send_board(interaction, outcome, header)
+
+    @tasks.loop(seconds=30)
+    async def expire_challenges(self) -> None:
+        try:
+            for challenge in await self.db.expire_challenges(self.table.clock()):
+                log.info("challenge %s expired", challenge.id)
+        except Exception:
+            log.exception("expiring challenges failed")
+
+    # --- playing ----------------------------------------------------------------------------
+
+    @app_commands.command(name="move", description="Play your move in standard notation")
+    @app_commands.describe(play="Your play, e.g. 24/18 13/11, bar/22*, 6/off, 8/2(2) or pass")
+    @app_commands.guild_only()
+    async def move(self, interaction: discord.Interaction[Any], play: str) -> None:
+        game = await self._active_game(interaction)
+        if game is None:
+            return
+        if not await self._check_turn(interaction, game, MOVE):
+            return
+
+        def header(outcome: Outcome) -> str:
+            return _first_line_after(game, outcome) or f"{_display(interaction.user)}: {play}"
+
+        await self._run_action(
+            interaction, game, lambda s, seat: s.play(seat, play, self.table.rng), "play", header
+        )
+
+    @move.autocomplete("play")
+    async def move_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        game = await self.db.get_active_game(interaction.channel_id)
+        if game is None:
+            return []
+        state = self.table.state_of(game)
+        if state.phase != MOVE or GameTable.user_of(game, state.mover) != interaction.user.id:
+            return []
+        typed = " ".join(current.lower().replace(",", " ").split())
+        texts = self.table.legal_texts(game)
+        starts = [t for t in texts if (t or "pass").startswith(typed)]
+        contains = [t for t in texts if typed in (t or "pass") and t not in starts]
+        return [
+            app_commands.Choice(name=t or "pass (no legal move)", value=t or "pass")
+            for t in (starts + contains)[:25]
+        ]
+
+    async def _check_turn(
+        self, interaction: discord.Interaction[Any], game: Game, phase: str
+    ) -> bool:
+        seat = GameTable.seat_of(game, interaction.user.id)
+        if seat is None:
+            await self._reply_error(
+                interaction, "You are watching this game; only the players can act."
+            )
+            return False
+        state = self.table.state_of(game)
+        if state.mover != seat:
+            other = state.players[state.mover]
+            await self._reply_error(interaction, f"It is not your turn: waiting for {other}.")
+            return False
+        if state.phase != phase:
+            if state.phase == ROLL:
+                hint = "Roll first (or double): use /roll or the Roll button."
+            elif state.phase == DOUBLE:
+                hint = "You have been doubled: /take or /pass first."
+            else:
+                hint = "Use /move to play your roll."
+            await self._reply_error(interaction, hint)
+            return False
+        return True
+
+    @app_commands.command(name="roll", description="Roll the dice (classic: instead of doubling)")
+    @app_commands.guild_only()
+    async def roll(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube_command(interaction, "roll")
+
+    @app_commands.command(name="double", description="Offer a double before rolling (classic)")
+    @app_commands.guild_only()
+    async def double(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube_command(interaction, "double")
+
+    @app_commands.command(name="take", description="Take the double you were offered")
+    @app_commands.guild_only()
+    async def take(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube_command(interaction, "take")
+
+    @app_commands.command(
+        name="pass", description="Pass the double you were offered (lose the game)"
+    )
+    @app_commands.guild_only()
+    async def pass_(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube_command(interaction, "pass")
+
+    async def _cube_command(self, interaction: discord.Interaction[Any], action: str) -> None:
+        game = await self._active_game(interaction)
+        if game is not None:
+            await self._cube(interaction, game, action)
+
+    async def cube_action(
+        self, interaction: discord.Interaction[Any], action: str, game_id: int, version: int
+    ) -> None:
+        game = await self.db.get_game(game_id)
+        if game is None or game.status != "active":
+            await self._reply_error(interaction, "This game is over.")
+            return
+        if game.version != version:
+            await self._reply_error(interaction, "These buttons belong to an older board.")
+            return
+        await self._cube(interaction, game, action)
+
+    async def _cube(self, interaction: discord.Interaction[Any], game: Game, action: str) -> None:
+        phase = DOUBLE if action in ("take", "pass") else ROLL
+        if not await self._check_turn(interaction, game, phase):
+            return
+        rng = self.table.rng
+        actions = {
+            "roll": lambda s, seat: s.roll(seat, rng),
+            "double": lambda s, seat: s.double(seat),
+            "take": lambda s, seat: s.take(seat, rng),
+            "pass": lambda s, seat: s.drop(seat),
+        }
+        name = _display(interaction.user)
+
+        def header(outcome: Outcome) -> str:
+            state = outcome.state
+            if action == "roll":
+                return f"{name} rolls."
+            if action == "double":
+                return f"{name} doubles to {state.cube * 2}."
+            if action == "take":
+                return f"{name} takes: the cube is at {state.cube}."
+            return f"{name} passes."
+
+        await self._run_action(interaction, game, actions[action], action, header)
+
+    # --- other game commands -------------------------------------------------------------------
+
+    @app_commands.command(name="board", description="Show the current board again")
+    @app_commands.guild_only()
+    async def board(self, interaction: discord.Interaction[Any]) -> None:
+        game = await self._active_game(interaction)
+        if game is None:
+            return
+        state = self.table.state_of(game)
+        await self._send_board(interaction, Outcome(game, state), "")
+
+    @app_commands.command(name="resign", description="Resign the current game")
+    @app_commands.guild_only()
+    async def resign(self, interaction: discord.Interaction[Any]) -> None:
+        game = await self._active_game(interaction)
+        if game is None:
+            return
+        if GameTable.seat_of(game, interaction.user.id) is None:
+            await self._reply_error(interaction, "Only the players can resign.")
+            return
+        name = _display(interaction.user)
+        await self._run_action(
+            interaction,
+            game,
+            lambda s, seat: s.resign(seat),
+            "resign",
+            lambda outcome: f"{name} resigns.",
+        )
+
+    @app_commands.command(
+        name="abort", description="End the game without a result (both players, or a moderator)"
+    )
+    @app_commands.guild_only()
+    async def abort(self, interaction: discord.Interaction[Any]) -> None:
+        game = await self._active_game(interaction)
+        if game is None:
+            return
+        user = interaction.user.id
+        moderator = bool(interaction.permissions.manage_messages)
+        seat = GameTable.seat_of(game, user)
+        if seat is None and not moderator:
+            await self._reply_error(
+                interaction, "Only the players (both agreeing) or a moderator can abort a game."
+            )
+            return
+        requested = self._abort_requests.get(game.id)
+        if not moderator and (requested is None or requested == user):
+            self._abort_requests[game.id] = user
+            other = GameTable.user_of(game, 1 - seat) if seat is not None else None
+            await interaction.response.send_message(
+                f"{interaction.user.mention} wants to abort this game. "
+                f"{_user_mention(other) if other else 'The opponent'}, use /abort to agree.",
+                allowed_mentions=discord.AllowedMentions(users=True),
+            )
+            return
+        async with self.table.lock(game.channel_id):
+            await self.db.abort_game(
+                game.id, now=self.table.clock(), moves=[NewMove(user, "abort", "aborted")]
+            )
+        self._abort_requests.pop(game.id, None)
+        await interaction.response.send_message("The game was aborted; it is not rated.")
+
+    @app_commands.command(name="rules", description="A short rules card for a variant")
+    @app_commands.describe(variant="Which game")
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction[Any], variant: app_commands.Choice[str]
+    ) -> None:
+        rules = get_variant(variant.value)
+        embed = discord.Embed(title=rules.name, description=rules.rules_card)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="help", description="How to play with this bot")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
+HELP_TEXT = """\
+**Start**: `/challenge @someone variant [length]`, then the opponent presses Accept (or `/accept`).
+**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` bears off,
+`8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot move. The move box
+suggests your legal plays as you type. Forced moves are played for you.
+**Cube** (backgammon only): `/double` or the Double button before rolling; `/take` or `/pass`.
+**More**: `/board` shows the board again, `/resign`, `/abort` (both players or a moderator),
+`/rules variant` for a rules card.
+"""
+
+
+def _first_line_after(game: Game, outcome: Outcome) -> str:
+    """The text of the play just made, from the new state's record."""
+    old = GameState.from_json(game.state_json).record
+    new = outcome.state.record
+    if len(new) > len(old) and new[: len(old)] == old:
+        line = new[len(old)]
+        return line
+    return ""
+
+
+async def setup(bot: commands.Bot) -> None:
+    table = getattr(bot, "table", None)
+    if not isinstance(table, GameTable):
+        raise RuntimeError("the bot must create its GameTable before loading cogs.games")
+    await bot.add_cog(Games(bot, table))

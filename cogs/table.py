@@ -1,0 +1,198 @@
+"""The game table: what every game action does, independent of how Discord asked for it.
+
+Load the game, apply the engine action, play forced turns and start the next game of a match,
+commit (state + history in one transaction, optimistic version check), then hand back what to
+show. One asyncio lock per channel serialises actions of the same game in this process; the
+version check in the database catches anything the lock cannot see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+from engine.game import GAME_OVER, MATCH_OVER, GameState, LastPlay
+from render import render_board
+from render.game_scene import result_text, scene_for_game
+from storage import (
+    Challenge,
+    Database,
+    FinishedGame,
+    Game,
+    GameResult,
+    NewMove,
+)
+
+log = logging.getLogger(__name__)
+
+Action = Callable[[GameState, int], GameState]
+LEGAL_CACHE_SIZE = 512
+
+
+@dataclass
+class Outcome:
+    """The result of one accepted action, ready to be shown."""
+
+    game: Game
+    state: GameState
+    #: Lines describing what happened automatically (forced plays, game results, new games).
+    events: list[str] = field(default_factory=list)
+    finished: FinishedGame | None = None
+
+
+def dice_label(dice: str) -> str:
+    """ "65" -> "6-5"; "[6x3]" (an Express decision) -> "3x 6"."""
+    if dice.startswith("["):
+        value, copies = dice[1:-1].split("x")
+        return f"{copies}x {value}"
+    return f"{dice[0]}-{dice[1]}" if len(dice) == 2 else dice
+
+
+def describe_play(state: GameState, last: LastPlay) -> str:
+    name = state.players[last.seat]
+    if not last.text:
+        return f"{name} rolled {dice_label(last.dice)} and cannot move."
+    forced = " (forced)" if last.auto else ""
+    return f"{name} played {dice_label(last.dice)}: {last.text}{forced}"
+
+
+class GameTable:
+    def __init__(
+        self,
+        db: Database,
+        rng: random.Random,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.rng = rng
+        self.clock = clock
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._legal: OrderedDict[tuple[int, int], list[str]] = OrderedDict()
+
+    def lock(self, channel_id: int) -> asyncio.Lock:
+        lock = self._locks.get(channel_id)
+        if lock is None:
+            lock = self._locks[channel_id] = asyncio.Lock()
+        return lock
+
+    @staticmethod
+    def state_of(game: Game) -> GameState:
+        return GameState.from_json(game.state_json)
+
+    @staticmethod
+    def seat_of(game: Game, user_id: int) -> int | None:
+        if user_id == game.player_x:
+            return 0
+        if user_id == game.player_o:
+            return 1
+        return None
+
+    @staticmethod
+    def user_of(game: Game, seat: int) -> int:
+        return game.player_x if seat == 0 else game.player_o
+
+    def legal_texts(self, game: Game) -> list[str]:
+        """Canonical texts of the legal plays at this version (cached for autocomplete)."""
+        key = (game.id, game.version)
+        texts = self._legal.get(key)
+        if texts is None:
+            texts = [p.text for p in self.state_of(game).legal_plays()]
+            self._legal[key] = texts
+            if len(self._legal) > LEGAL_CACHE_SIZE:
+                self._legal.popitem(last=False)
+        else:
+            self._legal.move_to_end(key)
+        return texts
+
+    def _progress(self, state: GameState, events: list[str]) -> GameState:
+        """Play forced turns; when a game of a longer match ends, start the next one."""
+        for _ in range(100):
+            state, auto = state.advance(self.rng)
+            events.extend(describe_play(state, last) for last in auto)
+            if state.phase != GAME_OVER:
+                return state
+            events.append(f"Game {state.game_number}: {result_text(state, state.players)}")
+            state = state.next_game(self.rng)
+            events.append(f"Game {state.game_number} starts.")
+        return state
+
+    async def start(self, challenge: Challenge, names: tuple[str, str]) -> Outcome:
+        """Create the game for an accepted challenge (challenger in the first seat)."""
+        assert challenge.opponent_id is not None
+        events: list[str] = []
+        state = GameState.new(
+            challenge.variant, names, self.rng, match_length=challenge.match_length
+        )
+        state = self._progress(state, events)
+        game = await self.db.create_game(
+            challenge.guild_id,
+            challenge.channel_id,
+            challenge.variant,
+            challenge.challenger_id,
+            challenge.opponent_id,
+            state.to_json(),
+            now=self.clock(),
+            match_length=challenge.match_length,
+            challenge_id=challenge.id,
+            moves=[NewMove(None, "start", "\n".join(state.record))],
+        )
+        outcome = Outcome(game, state, events)
+        if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll
+            return await self._finish(game, state, outcome, [])
+        return outcome
+
+    async def act(
+        self, game: Game, actor_id: int, action: Action, kind: str, text: str = ""
+    ) -> Outcome:
+        """Apply ``action`` for ``actor_id`` and commit. Engine errors propagate unchanged."""
+        state = self.state_of(game)
+        seat = self.seat_of(game, actor_id)
+        assert seat is not None
+        new_state = action(state, seat)
+        events: list[str] = []
+        new_state = self._progress(new_state, events)
+        moves = [NewMove(actor_id, kind, text or _last_text(new_state, state))]
+        moves.extend(NewMove(None, "auto", line) for line in events)
+        outcome = Outcome(game, new_state, events)
+        if new_state.phase == MATCH_OVER:
+            return await self._finish(game, new_state, outcome, moves)
+        outcome.game = await self.db.commit_action(
+            game.id, game.version, new_state.to_json(), moves, now=self.clock()
+        )
+        return outcome
+
+    async def _finish(
+        self, game: Game, state: GameState, outcome: Outcome, moves: list[NewMove]
+    ) -> Outcome:
+        result = state.result
+        assert result is not None
+        winner = None if state.match_winner is None else self.user_of(game, state.match_winner)
+        finished = await self.db.finish_game(
+            game.id,
+            game.version,
+            state.to_json(),
+            GameResult(winner, result.kind, result.points, state.score[0], state.score[1]),  # type: ignore[arg-type]
+            now=self.clock(),
+            moves=moves,
+        )
+        outcome.game = finished.game
+        outcome.finished = finished
+        return outcome
+
+    async def render(self, state: GameState) -> bytes:
+        """The board picture, rendered off the event loop."""
+        scene = scene_for_game(state, state.players)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, partial(render_board, scene))
+
+
+def _last_text(new: GameState, old: GameState) -> str:
+    if new.record[: len(old.record)] == old.record and len(new.record) > len(old.record):
+        return new.record[len(old.record)]
+    return ""

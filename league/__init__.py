@@ -1,0 +1,1 @@
+"""Rating maths of the bot's league (pure Python, stdlib only)."""

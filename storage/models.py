@@ -1,0 +1,263 @@
+"""Domain objects returned by :class:`storage.Database` (immutable snapshots of rows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from league.glicko2 import PROVISIONAL_RD, Rating
+
+#: The pseudo-variant of the ratings rows that rate a player across all variants.
+OVERALL = "overall"
+
+GameStatus = Literal["active", "finished", "aborted"]
+ChallengeStatus = Literal["open", "accepted", "declined", "expired", "cancelled"]
+ResultKind = Literal[
+    "single", "gammon", "backgammon", "mother", "tie", "draw", "resign", "timeout", "pass"
+]
+
+GAME_STATUSES: frozenset[str] = frozenset({"active", "finished", "aborted"})
+CHALLENGE_STATUSES: frozenset[str] = frozenset(
+    {"open", "accepted", "declined", "expired", "cancelled"}
+)
+RESULT_KINDS: frozenset[str] = frozenset(
+    {"single", "gammon", "backgammon", "mother", "tie", "draw", "resign", "timeout", "pass"}
+)
+#: Results without a winner: 0 points, rated as a draw (0.5 each).
+DRAWN_KINDS: frozenset[str] = frozenset({"tie", "draw"})
+#: Kinds of history rows. "pass" is a cube pass (drop); "claim" a win claimed on timeout.
+MOVE_KINDS: frozenset[str] = frozenset(
+    {
+        "start",
+        "roll",
+        "play",
+        "double",
+        "take",
+        "pass",
+        "resign",
+        "claim",
+        "timeout",
+        "abort",
+        "note",
+    }
+)
+
+DEFAULT_REMINDER_AFTER_SECONDS = 24 * 3600
+DEFAULT_CLAIM_AFTER_SECONDS = 72 * 3600
+DEFAULT_CHALLENGE_EXPIRY_SECONDS = 600
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    reminder_after_seconds: int = DEFAULT_REMINDER_AFTER_SECONDS
+    claim_after_seconds: int = DEFAULT_CLAIM_AFTER_SECONDS
+    challenge_expiry_seconds: int = DEFAULT_CHALLENGE_EXPIRY_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    guild_id: int
+    channel_id: int
+    challenger_id: int
+    opponent_id: int | None  # None: anyone in the channel may accept
+    variant: str
+    match_length: int
+    message_id: int | None
+    status: ChallengeStatus
+    created_at: float
+    expires_at: float
+    game_id: int | None  # set when the challenge was accepted
+
+    def is_expired(self, now: float) -> bool:
+        return self.status == "expired" or (self.status == "open" and self.expires_at <= now)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    id: int
+    guild_id: int
+    channel_id: int
+    variant: str
+    player_x: int
+    player_o: int
+    match_length: int
+    status: GameStatus
+    state_json: str
+    version: int
+    board_message_id: int | None
+    created_at: float
+    last_action_at: float
+    reminded_at: float | None
+    finished_at: float | None
+    winner_id: int | None
+    result_kind: ResultKind | None
+    points: int | None
+    score_x: int
+    score_o: int
+
+    @property
+    def players(self) -> tuple[int, int]:
+        return (self.player_x, self.player_o)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    def has_player(self, user_id: int) -> bool:
+        return user_id in (self.player_x, self.player_o)
+
+    def opponent_of(self, user_id: int) -> int:
+        """The other player; ``ValueError`` if ``user_id`` does not play this game."""
+        if user_id == self.player_x:
+            return self.player_o
+        if user_id == self.player_o:
+            return self.player_x
+        raise ValueError(f"user {user_id} does not play game {self.id}")
+
+    def idle_seconds(self, now: float) -> float:
+        return max(0.0, now - self.last_action_at)
+
+
+@dataclass(frozen=True, slots=True)
+class NewMove:
+    """A history row to append (input of ``commit_action`` / ``finish_game`` / ``abort_game``).
+
+    ``actor_id`` is None for an action of the bot itself (e.g. an automatic forced roll).
+    """
+
+    actor_id: int | None
+    kind: str
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    game_id: int
+    seq: int
+    actor_id: int | None
+    kind: str
+    text: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game (or match) ended, as the engine / cog reports it.
+
+    ``winner_id`` is None exactly for the 0-point kinds ``tie`` and ``draw``. ``points`` is what
+    the last game scored (cube value x 1/2/3, pips x 1/2/3, 2 for a mother win, 0 for a tie).
+    ``score_x`` / ``score_o`` are the final match scores; left None, they are derived for a
+    one-game match: the winner's score is ``points``, the loser's 0.
+    """
+
+    winner_id: int | None
+    kind: ResultKind
+    points: int
+    score_x: int | None = None
+    score_o: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """One ratings row: a player's rating and statistics in one variant (or ``OVERALL``)."""
+
+    guild_id: int
+    variant: str
+    user_id: int
+    rating: float
+    rd: float
+    volatility: float
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    points_won: int = 0
+    points_lost: int = 0
+    gammons_won: int = 0
+    backgammons_won: int = 0
+    mother_wins: int = 0
+    current_streak: int = 0  # > 0: wins in a row; < 0: losses in a row
+    best_streak: int = 0  # longest run of wins
+    last_played_at: float | None = None
+
+    @property
+    def provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+    @property
+    def glicko(self) -> Rating:
+        return Rating(self.rating, self.rd, self.volatility)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A rating update made by ``finish_game`` (one per player and per variant row)."""
+
+    user_id: int
+    variant: str
+    before: Rating
+    after: Rating
+
+    @property
+    def delta(self) -> float:
+        return self.after.rating - self.before.rating
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """What ``finish_game`` did: the final game row and the four rating changes
+    (both players, in the game's variant and in ``OVERALL``)."""
+
+    game: Game
+    rating_changes: tuple[RatingChange, ...]
+
+    def change_for(self, user_id: int, variant: str) -> RatingChange | None:
+        for change in self.rating_changes:
+            if change.user_id == user_id and change.variant == variant:
+                return change
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """``rank`` is shared by exactly equal ratings (standard competition ranking: 1, 2, 2, 4)."""
+
+    rank: int
+    user_id: int
+    rating: float
+    rd: float
+    provisional: bool
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    points_won: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """One point of a player's rating history (after the game ``game_id``)."""
+
+    game_id: int
+    variant: str
+    rating: float
+    rd: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedGame:
+    """A finished game for :meth:`storage.Database.bulk_import_finished_games`."""
+
+    guild_id: int
+    channel_id: int
+    variant: str
+    player_x: int
+    player_o: int
+    result: GameResult
+    created_at: float
+    finished_at: float
+    match_length: int = 1
+    state_json: str = "{}"

@@ -1,0 +1,1602 @@
+"""``FakeDiscord``: an aiohttp server speaking enough of Discord's REST API and gateway for the
+real discord.py client to log in, sync application commands and answer interactions.
+
+Serves on 127.0.0.1 with an ephemeral port. The bot can run in the same event loop (after
+``endpoints.apply_endpoint_overrides(fake.api_base, fake.gateway_url)``) or as a subprocess
+(``fake.env()`` gives DISCORD_API_BASE / DISCORD_GATEWAY_URL / DISCORD_CDN_BASE / DISCORD_TOKEN).
+Any number of gateway connections may come and go; interactions go to the most recent session
+that received READY, so a killed bot can be replaced by a fresh one at any time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+import struct
+import time
+import zlib
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import BodyPartReader, WSMsgType, web
+
+from .gateway import (
+    INTENT_GUILD_MEMBERS,
+    INTENT_GUILD_MESSAGES,
+    INTENT_GUILDS,
+    OP_HEARTBEAT,
+    OP_HEARTBEAT_ACK,
+    OP_HELLO,
+    OP_IDENTIFY,
+    OP_INVALID_SESSION,
+    OP_PRESENCE,
+    OP_RECONNECT,
+    OP_REQUEST_MEMBERS,
+    OP_RESUME,
+    OP_VOICE_STATE,
+    GatewaySession,
+)
+from .interactions import (
+    ALLOWED_CALLBACKS,
+    APPLICATION_COMMAND,
+    AUTOCOMPLETE,
+    CB_AUTOCOMPLETE_RESULT,
+    CB_CHANNEL_MESSAGE,
+    CB_DEFERRED_CHANNEL_MESSAGE,
+    CB_DEFERRED_UPDATE_MESSAGE,
+    CB_MODAL,
+    CB_UPDATE_MESSAGE,
+    MESSAGE_COMPONENT,
+    MODAL_SUBMIT,
+    Callback,
+    CallbackFile,
+    InteractionHandle,
+    OptionValue,
+    build_options,
+    modal_submit_components,
+    nest_subcommands,
+)
+from .models import (
+    BOT_PERMISSIONS,
+    EVERYONE_PERMISSIONS,
+    FLAG_COMPONENTS_V2,
+    FLAG_EPHEMERAL,
+    FLAG_LOADING,
+    GUILD_TEXT,
+    JSON,
+    PRIVATE_THREAD,
+    PUBLIC_THREAD,
+    FakeAttachment,
+    FakeChannel,
+    FakeGuild,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    SnowflakeFactory,
+    guess_content_type,
+    now_iso,
+)
+from .signal import Signal
+from .validation import (
+    ApiError,
+    form_error,
+    validate_choices,
+    validate_command,
+    validate_commands,
+    validate_message,
+)
+
+_log = logging.getLogger(__name__)
+
+API_PREFIX = "/api/v10"
+GATEWAY_PATH = "/gateway-ws"
+CDN_PREFIX = "/cdn"
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+MENTION_RE = re.compile(r"<@!?(\d+)>")
+# Flags a bot may set when creating a message (SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, V2).
+CREATE_FLAGS = 4 | 4096 | FLAG_COMPONENTS_V2
+# Flags changeable by an edit (SUPPRESS_EMBEDS, and V2 may be switched on).
+EDIT_FLAGS = 4 | FLAG_COMPONENTS_V2
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class BotNotConnectedError(RuntimeError):
+    """An interaction was injected while no bot session has received READY."""
+
+
+class UnknownCommandError(LookupError):
+    """The injected command was not synced to the fake (Discord's UI would not offer it)."""
+
+
+@dataclass(frozen=True)
+class ReadyMarker:
+    """Counters to wait for *the next* READY / command sync (see ``FakeDiscord.wait_ready``)."""
+
+    ready_count: int
+    sync_count: int
+
+
+@dataclass
+class RequestRecord:
+    method: str
+    path: str
+    status: int = 0
+    started_at: float = field(default_factory=time.perf_counter)
+    duration: float = 0.0
+
+
+@dataclass
+class ErrorRecord:
+    method: str
+    path: str
+    status: int
+    code: int
+    message: str
+
+
+@dataclass
+class CommandSync:
+    guild_id: int | None
+    names: list[str]
+    at: float = field(default_factory=time.perf_counter)
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    # discord.py only decodes bodies whose Content-Type is exactly "application/json"
+    # (aiohttp's json_response appends "; charset=utf-8").
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+def _solid_png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A valid PNG without Pillow, for fake avatars on the fake CDN."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    row = b"\x00" + bytes(rgb) * width
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
+
+
+class FakeDiscord:
+    """A fake Discord for end-to-end tests. Use ``async with FakeDiscord() as fake:``."""
+
+    def __init__(
+        self,
+        *,
+        token: str = "fake-bot-token",
+        bot_name: str = "FakeBot",
+        guild_name: str = "Fake Guild",
+        channel_names: Iterable[str] = ("general",),
+        heartbeat_interval_ms: int = 41250,
+        callback_deadline: float | None = None,
+        strict_commands: bool = True,
+        request_log_size: int = 10000,
+        host: str = "127.0.0.1",
+    ) -> None:
+        """``callback_deadline``: reject initial responses arriving later than this many seconds
+        after dispatch with 404 Unknown interaction, as Discord does after 3 s (off by default so
+        a slow CI box cannot turn into a flaky test). ``strict_commands``: refuse to inject a
+        command that was never synced."""
+        self.token = token
+        self.host = host
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.callback_deadline = callback_deadline
+        self.strict_commands = strict_commands
+        self.snowflakes = SnowflakeFactory()
+
+        self.bot_user = FakeUser(id=self.snowflakes.next(), username=bot_name, bot=True)
+        # Discord gives new applications the same id as their bot user.
+        self.application_id = self.bot_user.id
+        owner = FakeUser(id=self.snowflakes.next(), username="owner")
+        guild_id = self.snowflakes.next()
+        self.guild = FakeGuild(id=guild_id, name=guild_name, owner_id=owner.id)
+        self.guild.roles[guild_id] = FakeRole(guild_id, "@everyone", EVERYONE_PERMISSIONS)
+        bot_role = FakeRole(self.snowflakes.next(), bot_name, BOT_PERMISSIONS, 1, managed=True)
+        self.guild.roles[bot_role.id] = bot_role
+        self.bot_user.role_ids.append(bot_role.id)
+        self.owner = owner
+        self.guild.members[owner.id] = owner
+        self.guild.members[self.bot_user.id] = self.bot_user
+        self.channels: list[FakeChannel] = [
+            self._new_channel(name, GUILD_TEXT, None) for name in channel_names
+        ]
+        if not self.channels:
+            raise ValueError("the fake guild needs at least one channel")
+
+        self._messages: dict[int, FakeMessage] = {}
+        self._channel_messages: dict[int, list[FakeMessage]] = {}
+        self._channel_signals: dict[int, Signal] = {}
+        self._attachments: dict[int, FakeAttachment] = {}
+        self._handles_by_token: dict[str, InteractionHandle] = {}
+        self._handles_by_id: dict[int, InteractionHandle] = {}
+        # None = global scope; keyed by (command type, name) like Discord's uniqueness rule.
+        self._commands: dict[int | None, dict[tuple[int, str], JSON]] = {None: {}}
+
+        self._sessions: set[GatewaySession] = set()
+        self._active: GatewaySession | None = None
+        self._session_numbers = 0
+        self._state_signal = Signal()
+        self.ready_count = 0
+        self.sync_count = 0
+        self.command_syncs: list[CommandSync] = []
+        self.identifies: list[JSON] = []
+        self.gateway_queries: list[dict[str, str]] = []
+        self.typing_count = 0
+
+        self.requests: deque[RequestRecord] = deque(maxlen=request_log_size)
+        self.errors: list[ErrorRecord] = []
+        self.unknown_routes: list[RequestRecord] = []
+
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        app = web.Application(
+            middlewares=[self._middleware], client_max_size=8 * ATTACHMENT_SIZE_LIMIT
+        )
+        self._add_routes(app)
+        runner = web.AppRunner(app, shutdown_timeout=2.0, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, 0)
+        await site.start()
+        self._runner = runner
+        address = runner.addresses[0]
+        self.port = int(address[1])
+
+    async def stop(self) -> None:
+        for session in list(self._sessions):
+            await session.shutdown(1001, "fake discord stopping")
+        self._sessions.clear()
+        self._active = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{self.host}:{self.port}{GATEWAY_PATH}"
+
+    @property
+    def cdn_base(self) -> str:
+        return f"{self.base_url}{CDN_PREFIX}"
+
+    def env(self) -> dict[str, str]:
+        """Environment variables for a subprocess bot."""
+        return {
+            "DISCORD_API_BASE": self.api_base,
+            "DISCORD_GATEWAY_URL": self.gateway_url,
+            "DISCORD_CDN_BASE": self.cdn_base,
+            "DISCORD_TOKEN": self.token,
+            "DISCORD_GUILD_ID": str(self.guild.id),
+        }
+
+    # ------------------------------------------------------------------ world building
+
+    @property
+    def general(self) -> FakeChannel:
+        """The first text channel."""
+        return self.channels[0]
+
+    def _new_channel(self, name: str, type_: int, parent: FakeChannel | None) -> FakeChannel:
+        channel = FakeChannel(
+            id=self.snowflakes.next(),
+            name=name,
+            guild_id=self.guild.id,
+            type=type_,
+            position=len(self.guild.channels),
+            parent_id=parent.id if parent is not None else None,
+            owner_id=self.bot_user.id if parent is not None else None,
+        )
+        self.guild.channels[channel.id] = channel
+        return channel
+
+    def add_user(
+        self, name: str, *, global_name: str | None = None, roles: Iterable[FakeRole] = ()
+    ) -> FakeUser:
+        """A new guild member (announced with GUILD_MEMBER_ADD when the bot asked for members)."""
+        user = FakeUser(
+            id=self.snowflakes.next(),
+            username=name,
+            global_name=global_name,
+            role_ids=[role.id for role in roles],
+        )
+        self.guild.members[user.id] = user
+        data = {**user.member_payload(), "guild_id": str(self.guild.id)}
+        self._dispatch_if("GUILD_MEMBER_ADD", data, INTENT_GUILD_MEMBERS)
+        return user
+
+    def add_role(self, name: str, permissions: int = 0) -> FakeRole:
+        role = FakeRole(self.snowflakes.next(), name, permissions, len(self.guild.roles))
+        self.guild.roles[role.id] = role
+        data = {"guild_id": str(self.guild.id), "role": role.payload()}
+        self._dispatch_if("GUILD_ROLE_CREATE", data, INTENT_GUILDS)
+        return role
+
+    def add_channel(self, name: str) -> FakeChannel:
+        channel = self._new_channel(name, GUILD_TEXT, None)
+        self.channels.append(channel)
+        self._dispatch_if("CHANNEL_CREATE", channel.payload(), INTENT_GUILDS)
+        return channel
+
+    def add_thread(self, parent: FakeChannel, name: str, *, private: bool = False) -> FakeChannel:
+        thread = self._new_channel(name, PRIVATE_THREAD if private else PUBLIC_THREAD, parent)
+        self._dispatch_if(
+            "THREAD_CREATE", {**thread.payload(), "newly_created": True}, INTENT_GUILDS
+        )
+        return thread
+
+    def channel(self, channel_id: int) -> FakeChannel | None:
+        return self.guild.channels.get(channel_id)
+
+    # ------------------------------------------------------------------ inspection
+
+    def mark(self) -> int:
+        """The newest snowflake issued so far: later messages have larger ids (``after=``)."""
+        return self.snowflakes.last
+
+    def get_message(self, message_id: int) -> FakeMessage | None:
+        return self._messages.get(message_id)
+
+    def messages_in(
+        self, channel: FakeChannel, *, include_deleted: bool = False
+    ) -> list[FakeMessage]:
+        """Messages of a channel, oldest first (ephemeral ones included: check ``.ephemeral``)."""
+        msgs = self._channel_messages.get(channel.id, [])
+        return list(msgs) if include_deleted else [m for m in msgs if not m.deleted]
+
+    def commands(self, guild_id: int | None = None) -> list[JSON]:
+        """Synced commands of a scope: global (None) or a guild id."""
+        return list(self._commands.get(guild_id, {}).values())
+
+    def interaction(self, interaction_id: int) -> InteractionHandle | None:
+        return self._handles_by_id.get(interaction_id)
+
+    @property
+    def bot_connected(self) -> bool:
+        return self._active is not None and self._active.ready and not self._active.closed
+
+    @property
+    def active_session(self) -> GatewaySession | None:
+        return self._active
+
+    def readiness_marker(self) -> ReadyMarker:
+        return ReadyMarker(self.ready_count, self.sync_count)
+
+    async def wait_ready(
+        self,
+        timeout: float = 10.0,
+        *,
+        since: ReadyMarker | None = None,
+        require_sync: bool = True,
+        commands: Iterable[str] = (),
+    ) -> None:
+        """Wait until a bot session got READY + GUILD_CREATE after ``since`` (default: ever),
+        a command sync happened after ``since`` (unless ``require_sync=False``) and every name
+        in ``commands`` is synced in some scope. Take ``since`` with ``readiness_marker()``
+        before (re)starting a bot."""
+        base = since or ReadyMarker(0, 0)
+        wanted = list(commands)
+
+        def check() -> bool | None:
+            if not self.bot_connected or self.ready_count <= base.ready_count:
+                return None
+            if require_sync and self.sync_count <= base.sync_count:
+                return None
+            synced = {name for scope in self._commands.values() for (_, name) in scope}
+            if any(name not in synced for name in wanted):
+                return None
+            return True
+
+        def what() -> str:
+            return (
+                f"bot READY (ready_count={self.ready_count}, sync_count={self.sync_count}, "
+                f"since={base}, commands={wanted}, sessions={len(self._sessions)}, "
+                f"recent errors={self.errors[-3:]})"
+            )
+
+        await self._state_signal.wait_for(check, timeout, what)
+
+    async def wait_for_channel_message(
+        self,
+        channel: FakeChannel,
+        predicate: Callable[[FakeMessage], bool] | None = None,
+        timeout: float = 10.0,
+        *,
+        after: int | None = None,
+    ) -> FakeMessage:
+        """First message in ``channel`` (id > ``after`` if given) for which ``predicate`` holds,
+        re-checked whenever a message of the channel is created or edited. Deferred responses
+        still "thinking" are skipped until resolved; ephemeral ones count (see ``.ephemeral``)."""
+        signal = self._channel_signals.setdefault(channel.id, Signal())
+
+        def check() -> FakeMessage | None:
+            for msg in self._channel_messages.get(channel.id, []):
+                if msg.deleted or msg.loading or (after is not None and msg.id <= after):
+                    continue
+                if predicate is None or predicate(msg):
+                    return msg
+            return None
+
+        def what() -> str:
+            recent = [m.content[:60] for m in self._channel_messages.get(channel.id, [])[-5:]]
+            return f"a matching message in #{channel.name} (last contents: {recent})"
+
+        return await signal.wait_for(check, timeout, what)
+
+    # ------------------------------------------------------------------ gateway control
+
+    def _dispatch_if(self, event: str, data: JSON, intent: int) -> None:
+        session = self._active
+        if session is not None and session.ready and session.intents & intent:
+            session.dispatch(event, data)
+
+    def _require_session(self) -> GatewaySession:
+        session = self._active
+        if session is None or not session.ready or session.closed:
+            raise BotNotConnectedError("no bot session has received READY on the fake gateway")
+        return session
+
+    async def force_reconnect(self) -> None:
+        """Send op 7 RECONNECT to the bot, as Discord does before moving a session."""
+        self._require_session().send_op(OP_RECONNECT, None)
+
+    async def disconnect_bot(self, code: int = 4000) -> None:
+        """Close the bot's socket with ``code`` (4000 = unknown error: discord.py reconnects)."""
+        session = self._require_session()
+        await session.shutdown(code, "fake disconnect")
+
+    # ------------------------------------------------------------------ interaction injection
+
+    def _lookup_command(
+        self, name: str, cmd_type: int, channel: FakeChannel
+    ) -> tuple[JSON | None, bool]:
+        """(command, is_guild_command): guild commands shadow global ones, as in the client."""
+        guild_cmd = self._commands.get(channel.guild_id, {}).get((cmd_type, name))
+        if guild_cmd is not None:
+            return guild_cmd, True
+        return self._commands[None].get((cmd_type, name)), False
+
+    def _interaction_payload(
+        self, itype: int, user: FakeUser, channel: FakeChannel, data: JSON, token: str, iid: int
+    ) -> JSON:
+        perms = self.guild.permissions_for(user)
+        return {
+            "id": str(iid),
+            "application_id": str(self.application_id),
+            "type": itype,
+            "data": data,
+            "guild_id": str(self.guild.id),
+            "guild": {"id": str(self.guild.id), "locale": "en-US", "features": []},
+            "channel_id": str(channel.id),
+            "channel": channel.payload(permissions=perms),
+            "member": user.member_payload(permissions=perms),
+            "token": token,
+            "version": 1,
+            "app_permissions": str(self.guild.permissions_for(self.bot_user)),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": {"0": str(self.guild.id)},
+            "context": 0,
+            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        }
+
+    async def _inject(
+        self,
+        itype: int,
+        user: FakeUser,
+        channel: FakeChannel,
+        data: JSON,
+        *,
+        message: FakeMessage | None = None,
+        name: str | None = None,
+    ) -> InteractionHandle:
+        session = self._require_session()
+        iid = self.snowflakes.next()
+        token = f"fake-interaction-{secrets.token_urlsafe(24)}"
+        payload = self._interaction_payload(itype, user, channel, data, token, iid)
+        if message is not None:
+            payload["message"] = message.payload()
+        handle = InteractionHandle(
+            self,
+            id=iid,
+            token=token,
+            type=itype,
+            user=user,
+            channel=channel,
+            payload=payload,
+            message=message,
+            name=name,
+        )
+        self._handles_by_token[token] = handle
+        self._handles_by_id[iid] = handle
+        # The writer stamps the time the frame left, which is what latency is measured from.
+        try:
+            handle.dispatched_at = await session.dispatch("INTERACTION_CREATE", payload)
+        except ConnectionError as exc:
+            raise BotNotConnectedError(f"the bot's gateway socket died: {exc}") from exc
+        return handle
+
+    def _command_data(
+        self,
+        channel: FakeChannel,
+        command: str,
+        values: Mapping[str, object],
+        focused: str | None,
+    ) -> tuple[JSON, str]:
+        self._require_session()  # report "no bot" before "unknown command"
+        path = command.strip().lstrip("/").split()
+        if not path:
+            raise ValueError("empty command name")
+        cmd, is_guild = self._lookup_command(path[0], 1, channel)
+        if cmd is None and self.strict_commands:
+            synced = sorted({n for scope in self._commands.values() for (_, n) in scope})
+            raise UnknownCommandError(f"/{path[0]} was not synced (synced: {synced})")
+        _, leaf_schema = nest_subcommands(path, [], cmd)
+        leaf, resolved = build_options(values, leaf_schema, self.guild, focused=focused)
+        options, _ = nest_subcommands(path, leaf, cmd)
+        data: JSON = {
+            "id": cmd["id"] if cmd else str(self.snowflakes.next()),
+            "name": path[0],
+            "type": 1,
+            "options": options,
+        }
+        if resolved:
+            data["resolved"] = resolved
+        if is_guild:
+            data["guild_id"] = str(channel.guild_id)
+        return data, " ".join(path)
+
+    async def slash(
+        self,
+        user: FakeUser,
+        channel: FakeChannel,
+        command: str,
+        options: Mapping[str, OptionValue] | None = None,
+        /,
+        **kw_options: OptionValue,
+    ) -> InteractionHandle:
+        """Invoke ``/command`` (``"group sub"`` for subcommands) with options as keyword args
+        (or a mapping, for option names that are not identifiers)."""
+        values = {**(options or {}), **kw_options}
+        data, name = self._command_data(channel, command, values, None)
+        return await self._inject(APPLICATION_COMMAND, user, channel, data, name=name)
+
+    async def autocomplete(
+        self,
+        user: FakeUser,
+        channel: FakeChannel,
+        command: str,
+        focused: str,
+        options: Mapping[str, OptionValue] | None = None,
+        /,
+        **kw_options: OptionValue,
+    ) -> InteractionHandle:
+        """Autocomplete for option ``focused`` of ``/command``; its value is the typed text."""
+        values: dict[str, object] = {**(options or {}), **kw_options}
+        values.setdefault(focused, "")
+        data, name = self._command_data(channel, command, values, focused)
+        return await self._inject(AUTOCOMPLETE, user, channel, data, name=name)
+
+    def _component_target(
+        self, message: FakeMessage | int, custom_id: str
+    ) -> tuple[FakeMessage, JSON]:
+        msg = self._messages.get(message if isinstance(message, int) else message.id)
+        if msg is None or msg.deleted:
+            raise ValueError(f"message {message!r} does not exist (or was deleted)")
+        comp = msg.find_component(custom_id)
+        if comp is None:
+            raise ValueError(f"message {msg.id} has no component {custom_id!r}: {msg.custom_ids()}")
+        if comp.get("disabled"):
+            raise ValueError(f"component {custom_id!r} is disabled")
+        return msg, comp
+
+    async def click(
+        self, user: FakeUser, message: FakeMessage | int, custom_id: str, /
+    ) -> InteractionHandle:
+        """Click the button ``custom_id`` on ``message`` (must exist there and be enabled)."""
+        msg, comp = self._component_target(message, custom_id)
+        data = {"custom_id": custom_id, "component_type": comp.get("type", 2)}
+        channel = self.guild.channels[msg.channel_id]
+        return await self._inject(MESSAGE_COMPONENT, user, channel, data, message=msg)
+
+    async def select(
+        self, user: FakeUser, message: FakeMessage | int, custom_id: str, values: list[str], /
+    ) -> InteractionHandle:
+        """Pick ``values`` in the select menu ``custom_id`` on ``message``."""
+        msg, comp = self._component_target(message, custom_id)
+        data = {"custom_id": custom_id, "component_type": comp.get("type", 3), "values": values}
+        channel = self.guild.channels[msg.channel_id]
+        return await self._inject(MESSAGE_COMPONENT, user, channel, data, message=msg)
+
+    async def submit_modal(
+        self, user: FakeUser, shown_by: InteractionHandle, values: Mapping[str, str | list[str]], /
+    ) -> InteractionHandle:
+        """Submit the modal the bot opened in answer to ``shown_by`` with field ``values``."""
+        modal = shown_by.modal
+        if modal is None:
+            raise ValueError(f"{shown_by!r} was not answered with a modal")
+        data = {
+            "custom_id": modal.get("custom_id"),
+            "components": modal_submit_components(modal, values),
+        }
+        return await self._inject(
+            MODAL_SUBMIT, user, shown_by.channel, data, message=shown_by.message
+        )
+
+    async def user_message(self, user: FakeUser, channel: FakeChannel, content: str) -> FakeMessage:
+        """A message typed by a user (MESSAGE_CREATE is sent if the bot wants message events)."""
+        msg = self._store_message(
+            FakeMessage(
+                id=self.snowflakes.next(),
+                channel_id=channel.id,
+                guild_id=channel.guild_id,
+                author=user,
+                content=content,
+                mentions=self._mentions(content),
+            )
+        )
+        return msg
+
+    # ------------------------------------------------------------------ message store
+
+    def _mentions(self, content: str | None) -> list[FakeUser]:
+        if not content:
+            return []
+        ids = {int(m) for m in MENTION_RE.findall(content)}
+        return [self.guild.members[i] for i in ids if i in self.guild.members]
+
+    def _store_message(self, msg: FakeMessage) -> FakeMessage:
+        self._messages[msg.id] = msg
+        self._channel_messages.setdefault(msg.channel_id, []).append(msg)
+        channel = self.guild.channels.get(msg.channel_id)
+        if channel is not None:
+            channel.last_message_id = msg.id
+        self._message_changed(msg)
+        if not msg.ephemeral and not msg.loading:
+            self._dispatch_if("MESSAGE_CREATE", msg.payload(gateway=True), INTENT_GUILD_MESSAGES)
+        return msg
+
+    def _new_attachments(
+        self,
+        channel_id: int,
+        body: JSON,
+        files: dict[int, CallbackFile],
+        existing: list[FakeAttachment],
+    ) -> list[FakeAttachment]:
+        """Resolve the ``attachments`` array: keep listed existing ones, add uploaded files."""
+
+        def upload(index: int, description: str | None) -> FakeAttachment:
+            f = files[index]
+            att_id = self.snowflakes.next()
+            url = f"{self.base_url}/attachments/{channel_id}/{att_id}/{quote(f.filename)}"
+            att = FakeAttachment(
+                id=att_id,
+                filename=f.filename,
+                data=f.data,
+                content_type=guess_content_type(f.filename, f.data),
+                url=url,
+                description=description,
+            )
+            self._attachments[att_id] = att
+            return att
+
+        listed = body.get("attachments")
+        if listed is None:
+            return list(existing) + [upload(i, None) for i in sorted(files)]
+        by_id = {str(a.id): a for a in existing}
+        result: list[FakeAttachment] = []
+        used: set[int] = set()
+        for i, entry in enumerate(listed):
+            if not isinstance(entry, dict) or "id" not in entry:
+                raise form_error(f"attachments.{i}.id", "This field is required")
+            key = str(entry["id"])
+            description = entry.get("description")
+            if key in by_id:
+                result.append(by_id[key])
+            elif key.isdigit() and int(key) in files:
+                used.add(int(key))
+                result.append(upload(int(key), description))
+            else:
+                raise form_error(f"attachments.{i}.id", f"Unknown attachment {key}")
+        result.extend(upload(i, None) for i in sorted(files) if i not in used)
+        return result
+
+    def _create_message(
+        self,
+        channel: FakeChannel,
+        body: JSON,
+        files: dict[int, CallbackFile],
+        *,
+        msg_type: int = 0,
+        extra_flags: int = 0,
+        allow_ephemeral: bool = False,
+        handle: InteractionHandle | None = None,
+    ) -> FakeMessage:
+        validate_message(body, len(files), creating=True)
+        flags = (body.get("flags") or 0) & (
+            CREATE_FLAGS | (FLAG_EPHEMERAL if allow_ephemeral else 0)
+        )
+        msg = FakeMessage(
+            id=self.snowflakes.next(),
+            channel_id=channel.id,
+            guild_id=channel.guild_id,
+            author=self.bot_user,
+            content=body.get("content") or "",
+            embeds=list(body.get("embeds") or []),
+            components=list(body.get("components") or []),
+            attachments=self._new_attachments(channel.id, body, files, []),
+            flags=flags | extra_flags,
+            type=msg_type,
+            tts=bool(body.get("tts")),
+            mentions=self._mentions(body.get("content")),
+        )
+        reference = body.get("message_reference")
+        if isinstance(reference, dict) and reference.get("message_id") is not None:
+            target = self._messages.get(int(reference["message_id"]))
+            if target is None and reference.get("fail_if_not_exists", True):
+                raise form_error("message_reference", "Unknown message")
+            msg.message_reference = {
+                "type": 0,
+                "message_id": str(reference["message_id"]),
+                "channel_id": str(channel.id),
+                "guild_id": str(channel.guild_id),
+            }
+            msg.type = 19
+        if handle is not None:
+            self._attach_interaction(msg, handle)
+        return self._store_message(msg)
+
+    def _attach_interaction(self, msg: FakeMessage, handle: InteractionHandle) -> None:
+        msg.webhook_id = self.application_id
+        msg.application_id = self.application_id
+        msg.interaction_id = handle.id
+        meta: JSON = {
+            "id": str(handle.id),
+            "type": handle.type,
+            "user": handle.user.payload(),
+            "authorizing_integration_owners": {"0": str(self.guild.id)},
+        }
+        if handle.type == APPLICATION_COMMAND:
+            meta["name"] = handle.name
+            meta["command_type"] = 1
+            msg.legacy_interaction = {
+                "id": str(handle.id),
+                "type": handle.type,
+                "name": handle.name,
+                "user": handle.user.payload(),
+            }
+        elif handle.message is not None:
+            meta["interacted_message_id"] = str(handle.message.id)
+        msg.interaction_metadata = meta
+        if msg.type == 0:
+            msg.type = 20 if handle.type == APPLICATION_COMMAND else 19
+
+    def _edit_message(
+        self, msg: FakeMessage, body: JSON, files: dict[int, CallbackFile]
+    ) -> FakeMessage:
+        validate_message(body, len(files), creating=False)
+        content = (body.get("content") or "") if "content" in body else msg.content
+        embeds = list(body.get("embeds") or []) if "embeds" in body else msg.embeds
+        components = list(body.get("components") or []) if "components" in body else msg.components
+        attachments = msg.attachments
+        if "attachments" in body or files:
+            attachments = self._new_attachments(msg.channel_id, body, files, msg.attachments)
+        flags = msg.flags
+        if isinstance(body.get("flags"), int):
+            flags = (
+                (flags & ~EDIT_FLAGS) | (body["flags"] & EDIT_FLAGS) | (flags & FLAG_COMPONENTS_V2)
+            )
+        if not (content or embeds or components or attachments):
+            raise ApiError(400, 50006, "Cannot send an empty message")
+        was_loading = msg.loading
+        msg.content, msg.embeds, msg.components, msg.attachments = (
+            content,
+            embeds,
+            components,
+            attachments,
+        )
+        msg.flags = flags & ~FLAG_LOADING
+        msg.mentions = self._mentions(content)
+        msg.edit_count += 1
+        msg.edited_at = time.perf_counter()
+        if not was_loading:
+            msg.edited_timestamp = now_iso()
+        self._message_changed(msg)
+        if not msg.ephemeral:
+            event = "MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE"
+            self._dispatch_if(event, msg.payload(gateway=True), INTENT_GUILD_MESSAGES)
+        return msg
+
+    def _message_changed(self, msg: FakeMessage) -> None:
+        signal = self._channel_signals.get(msg.channel_id)
+        if signal is not None:
+            signal.fire()
+        # The interaction whose response this is may be waiting on its edits.
+        owner = self._handles_by_id.get(msg.interaction_id) if msg.interaction_id else None
+        if owner is not None:
+            owner.notify()
+
+    def _delete_message(self, msg: FakeMessage) -> None:
+        msg.deleted = True
+        self._message_changed(msg)
+        if not msg.ephemeral:
+            data = {
+                "id": str(msg.id),
+                "channel_id": str(msg.channel_id),
+                "guild_id": str(msg.guild_id),
+            }
+            self._dispatch_if("MESSAGE_DELETE", data, INTENT_GUILD_MESSAGES)
+
+    # ------------------------------------------------------------------ commands store
+
+    def _store_command(self, scope: int | None, cmd: JSON, existing: JSON | None) -> JSON:
+        cmd_type = cmd.get("type", 1)
+        stored: JSON = {
+            "id": existing["id"] if existing else str(self.snowflakes.next()),
+            "application_id": str(self.application_id),
+            "version": str(self.snowflakes.next()),
+            "type": cmd_type,
+            "name": cmd["name"],
+            "description": cmd.get("description", "") if cmd_type == 1 else "",
+            "options": cmd.get("options") or [],
+            "default_member_permissions": cmd.get("default_member_permissions"),
+            "dm_permission": cmd.get("dm_permission", True),
+            "nsfw": bool(cmd.get("nsfw", False)),
+            "integration_types": cmd.get("integration_types") or [0],
+            "contexts": cmd.get("contexts"),
+            "name_localizations": cmd.get("name_localizations"),
+            "description_localizations": cmd.get("description_localizations"),
+        }
+        if scope is not None:
+            stored["guild_id"] = str(scope)
+        return stored
+
+    def _record_sync(self, scope: int | None) -> None:
+        self.sync_count += 1
+        names = [name for (_, name) in self._commands.get(scope, {})]
+        self.command_syncs.append(CommandSync(scope, names))
+        self._state_signal.fire()
+
+    # ------------------------------------------------------------------ HTTP plumbing
+
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        record = RequestRecord(request.method, request.path)
+        self.requests.append(record)
+        try:
+            self._check_auth(request)
+            response = await handler(request)
+        except ApiError as err:
+            response = json_response(err.payload(), status=err.status)
+            self.errors.append(
+                ErrorRecord(request.method, request.path, err.status, err.code, err.message)
+            )
+        except web.HTTPException as exc:
+            self.errors.append(
+                ErrorRecord(request.method, request.path, exc.status, 0, exc.text or "")
+            )
+            raise
+        except Exception as exc:  # a fake bug must surface as a 500, not a hang
+            _log.exception("fake discord crashed on %s %s", request.method, request.path)
+            self.errors.append(ErrorRecord(request.method, request.path, 500, 0, repr(exc)))
+            response = json_response({"message": "500: fake crashed", "code": 0}, status=500)
+        if request.path.startswith(API_PREFIX) and not response.prepared:
+            reset = time.time() + 1.0
+            response.headers.update(
+                {
+                    "X-RateLimit-Limit": "1000",
+                    "X-RateLimit-Remaining": "999",
+                    "X-RateLimit-Reset": f"{reset:.3f}",
+                    "X-RateLimit-Reset-After": "1.000",
+                    "X-RateLimit-Bucket": self._bucket(request),
+                }
+            )
+        record.status = response.status
+        record.duration = time.perf_counter() - record.started_at
+        return response
+
+    @staticmethod
+    def _bucket(request: web.Request) -> str:
+        # One bucket per route template, like Discord's per-route buckets.
+        resource = request.match_info.route.resource
+        key = resource.canonical if resource is not None else request.path
+        return f"fake-{zlib.crc32(key.encode()):08x}"
+
+    def _check_auth(self, request: web.Request) -> None:
+        path = request.path
+        if not path.startswith(API_PREFIX):
+            return
+        rest = path[len(API_PREFIX) :]
+        if rest.startswith(("/webhooks/", "/interactions/")) or rest == "/gateway":
+            return  # interaction webhooks authenticate with their token in the URL
+        if request.headers.get("Authorization") != f"Bot {self.token}":
+            raise ApiError(401, 0, "401: Unauthorized")
+
+    async def _read_json(self, request: web.Request) -> Any:
+        raw = await request.read()
+        if not raw:
+            return {}
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, 50109, "The request body contains invalid JSON.") from None
+
+    async def _read_body(self, request: web.Request) -> tuple[JSON, dict[int, CallbackFile]]:
+        """JSON, or multipart/form-data with ``payload_json`` and ``files[n]`` parts."""
+        if not request.content_type.startswith("multipart/"):
+            body = await self._read_json(request)
+            if not isinstance(body, dict):
+                raise form_error("_", "Must be an object.")
+            return body, {}
+        body = {}
+        files: dict[int, CallbackFile] = {}
+        total = 0
+        try:
+            reader = await request.multipart()
+            async for part in reader:
+                if not isinstance(part, BodyPartReader):
+                    continue
+                name = part.name or ""
+                if name == "payload_json":
+                    body = json.loads(await part.text())
+                    continue
+                match = re.fullmatch(r"files\[(\d+)\]|file(\d*)", name)
+                if match is None:
+                    continue
+                index = int(match.group(1) or match.group(2) or 0)
+                data = bytes(await part.read(decode=False))
+                total += len(data)
+                filename = part.filename or f"file{index}"
+                files[index] = CallbackFile(filename, data, guess_content_type(filename, data))
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, 50109, "The request body contains invalid JSON.") from None
+        if not isinstance(body, dict):
+            raise form_error("payload_json", "Must be an object.")
+        if total > ATTACHMENT_SIZE_LIMIT:
+            raise ApiError(413, 40005, "Request entity too large")
+        return body, files
+
+    @staticmethod
+    def _int(request: web.Request, key: str) -> int:
+        return int(request.match_info[key])
+
+    def _route_channel(self, request: web.Request) -> FakeChannel:
+        channel = self.guild.channels.get(self._int(request, "channel_id"))
+        if channel is None:
+            raise ApiError(404, 10003, "Unknown Channel")
+        return channel
+
+    def _route_app(self, request: web.Request) -> None:
+        if self._int(request, "app_id") != self.application_id:
+            raise ApiError(403, 50001, "Missing Access")
+
+    def _route_scope(self, request: web.Request) -> int | None:
+        self._route_app(request)
+        if "guild_id" not in request.match_info:
+            return None
+        guild_id = self._int(request, "guild_id")
+        if guild_id != self.guild.id:
+            raise ApiError(403, 50001, "Missing Access")
+        return guild_id
+
+    def _add_routes(self, app: web.Application) -> None:
+        a = API_PREFIX
+        snow = r"{%s:\d+}"
+        app_ = snow % "app_id"
+        chan = snow % "channel_id"
+        msg = snow % "message_id"
+        guild = snow % "guild_id"
+        cmd = snow % "command_id"
+        r = app.router
+        r.add_get(GATEWAY_PATH, self._gateway_handler)
+        r.add_get(f"{a}/gateway", self._get_gateway)
+        r.add_get(f"{a}/gateway/bot", self._get_gateway_bot)
+        r.add_get(f"{a}/users/@me", self._get_me)
+        r.add_get(f"{a}/users/{snow % 'user_id'}", self._get_user)
+        r.add_get(f"{a}/applications/@me", self._get_application)
+        r.add_get(f"{a}/oauth2/applications/@me", self._get_application)
+        for base in (
+            f"{a}/applications/{app_}/commands",
+            f"{a}/applications/{app_}/guilds/{guild}/commands",
+        ):
+            r.add_get(base, self._get_commands)
+            r.add_put(base, self._put_commands)
+            r.add_post(base, self._post_command)
+            r.add_get(f"{base}/{cmd}", self._get_command)
+            r.add_patch(f"{base}/{cmd}", self._patch_command)
+            r.add_delete(f"{base}/{cmd}", self._delete_command)
+        r.add_post(f"{a}/interactions/{snow % 'interaction_id'}/{{token}}/callback", self._callback)
+        hook = f"{a}/webhooks/{app_}/{{token}}"
+        r.add_post(hook, self._followup)
+        r.add_get(f"{hook}/messages/@original", self._get_original)
+        r.add_patch(f"{hook}/messages/@original", self._patch_original)
+        r.add_delete(f"{hook}/messages/@original", self._delete_original)
+        r.add_get(f"{hook}/messages/{msg}", self._get_webhook_message)
+        r.add_patch(f"{hook}/messages/{msg}", self._patch_webhook_message)
+        r.add_delete(f"{hook}/messages/{msg}", self._delete_webhook_message)
+        r.add_get(f"{a}/channels/{chan}", self._get_channel)
+        r.add_get(f"{a}/channels/{chan}/messages", self._get_channel_messages)
+        r.add_post(f"{a}/channels/{chan}/messages", self._post_channel_message)
+        r.add_get(f"{a}/channels/{chan}/messages/{msg}", self._get_channel_message)
+        r.add_patch(f"{a}/channels/{chan}/messages/{msg}", self._patch_channel_message)
+        r.add_delete(f"{a}/channels/{chan}/messages/{msg}", self._delete_channel_message)
+        r.add_post(f"{a}/channels/{chan}/typing", self._typing)
+        r.add_post(f"{a}/channels/{chan}/threads", self._create_thread)
+        r.add_post(f"{a}/channels/{chan}/messages/{msg}/threads", self._create_thread)
+        r.add_get(f"{a}/guilds/{guild}", self._get_guild)
+        r.add_get(f"{a}/guilds/{guild}/channels", self._get_guild_channels)
+        r.add_get(f"{a}/guilds/{guild}/roles", self._get_guild_roles)
+        r.add_get(f"{a}/guilds/{guild}/members/{snow % 'user_id'}", self._get_member)
+        r.add_get(
+            f"/attachments/{chan}/{snow % 'attachment_id'}/{{filename}}", self._get_attachment
+        )
+        r.add_get(f"{CDN_PREFIX}/{{tail:.*}}", self._get_cdn)
+        r.add_route("*", "/{tail:.*}", self._unknown)
+
+    async def _unknown(self, request: web.Request) -> web.StreamResponse:
+        self.unknown_routes.append(RequestRecord(request.method, request.path))
+        raise ApiError(
+            404, 0, f"404: Not Found (fake has no route {request.method} {request.path})"
+        )
+
+    # ------------------------------------------------------------------ gateway endpoint
+
+    async def _gateway_handler(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=0, compress=False, timeout=2.0)
+        if not ws.can_prepare(request).ok:
+            raise ApiError(400, 0, "expected a websocket upgrade")
+        await ws.prepare(request)
+        query = dict(request.query)
+        self.gateway_queries.append(query)
+        self._session_numbers += 1
+        session = GatewaySession(
+            ws, number=self._session_numbers, zlib_stream=query.get("compress") == "zlib-stream"
+        )
+        self._sessions.add(session)
+        try:
+            if query.get("v", "10") != "10" or query.get("encoding", "json") != "json":
+                await session.close(4012, "fake supports v=10 encoding=json only")
+                return ws
+            session.send_op(OP_HELLO, {"heartbeat_interval": self.heartbeat_interval_ms})
+            async for frame in ws:
+                if frame.type is not WSMsgType.TEXT:
+                    await session.close(4002, "decode error")
+                    break
+                try:
+                    message = json.loads(frame.data)
+                    op = message["op"]
+                except (ValueError, KeyError, TypeError):
+                    await session.close(4002, "decode error")
+                    break
+                if not await self._gateway_op(session, op, message.get("d")):
+                    break
+        finally:
+            session.closed = True
+            self._sessions.discard(session)
+            if self._active is session:
+                self._active = None
+                self._state_signal.fire()
+            await session.shutdown(1000)
+        return ws
+
+    async def _gateway_op(self, session: GatewaySession, op: int, data: Any) -> bool:
+        """Handle one client opcode; False ends the connection."""
+        if op == OP_HEARTBEAT:
+            session.send_op(OP_HEARTBEAT_ACK, None)
+        elif op == OP_IDENTIFY:
+            return await self._identify(session, data)
+        elif op == OP_RESUME:
+            # Sessions are not kept: ask for a fresh IDENTIFY, which discord.py handles.
+            session.send_op(OP_INVALID_SESSION, False)
+        elif session.identify is None:
+            await session.close(4003, "not authenticated")
+            return False
+        elif op == OP_REQUEST_MEMBERS:
+            self._members_chunk(session, data if isinstance(data, dict) else {})
+        elif op in (OP_PRESENCE, OP_VOICE_STATE):
+            pass
+        else:
+            await session.close(4001, "unknown opcode")
+            return False
+        return True
+
+    async def _identify(self, session: GatewaySession, data: Any) -> bool:
+        if session.identify is not None:
+            await session.close(4005, "already authenticated")
+            return False
+        if not isinstance(data, dict) or data.get("token") != self.token:
+            await session.close(4004, "authentication failed")
+            return False
+        session.identify = data
+        session.intents = int(data.get("intents", 0) or 0)
+        self.identifies.append(data)
+        ready: JSON = {
+            "v": 10,
+            "user": self.bot_user.payload(),
+            "guilds": [{"id": str(self.guild.id), "unavailable": True}],
+            "session_id": session.session_id,
+            "session_type": "normal",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+            "auth": {},
+        }
+        shard = data.get("shard")
+        if isinstance(shard, list) and len(shard) == 2:
+            ready["shard"] = shard
+        sent = [session.dispatch("READY", ready)]
+        sent.append(
+            session.dispatch("GUILD_CREATE", self.guild.create_payload(self.bot_user.joined_at))
+        )
+        try:
+            await asyncio.gather(*sent)
+        except ConnectionError:
+            return False
+        session.ready = True
+        previous = self._active
+        self._active = session
+        self.ready_count += 1
+        self._state_signal.fire()
+        _log.debug("fake gateway session %s ready (previous %s)", session.number, previous)
+        return True
+
+    def _members_chunk(self, session: GatewaySession, data: JSON) -> None:
+        members = list(self.guild.members.values())
+        user_ids = data.get("user_ids")
+        if isinstance(user_ids, list):
+            wanted = {int(u) for u in user_ids if str(u).isdigit()}
+            members = [m for m in members if m.id in wanted]
+        elif isinstance(data.get("query"), str) and data["query"]:
+            prefix = data["query"].lower()
+            members = [m for m in members if m.username.lower().startswith(prefix)]
+        limit = data.get("limit")
+        if isinstance(limit, int) and limit > 0:
+            members = members[:limit]
+        chunk: JSON = {
+            "guild_id": str(self.guild.id),
+            "members": [m.member_payload() for m in members],
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "not_found": [],
+        }
+        if data.get("presences"):
+            chunk["presences"] = []
+        if data.get("nonce") is not None:
+            chunk["nonce"] = data["nonce"]
+        session.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+
+    # ------------------------------------------------------------------ REST: identity
+
+    async def _get_gateway(self, request: web.Request) -> web.StreamResponse:
+        return json_response({"url": self.gateway_url})
+
+    async def _get_gateway_bot(self, request: web.Request) -> web.StreamResponse:
+        return json_response(
+            {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _get_me(self, request: web.Request) -> web.StreamResponse:
+        return json_response(
+            {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "email": None}
+        )
+
+    async def _get_user(self, request: web.Request) -> web.StreamResponse:
+        user = self.guild.members.get(self._int(request, "user_id"))
+        if user is None:
+            raise ApiError(404, 10013, "Unknown User")
+        return json_response(user.payload())
+
+    async def _get_application(self, request: web.Request) -> web.StreamResponse:
+        return json_response(
+            {
+                "id": str(self.application_id),
+                "name": self.bot_user.username,
+                "icon": None,
+                "description": "fake application",
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": self.owner.payload(),
+                "verify_key": "0" * 64,
+                "team": None,
+                "flags": 0,
+                "bot": self.bot_user.payload(),
+                "interactions_endpoint_url": None,
+                "redirect_uris": [],
+                "tags": [],
+                "integration_types_config": {"0": {}},
+            }
+        )
+
+    # ------------------------------------------------------------------ REST: app commands
+
+    async def _get_commands(self, request: web.Request) -> web.StreamResponse:
+        scope = self._route_scope(request)
+        return json_response(self.commands(scope))
+
+    async def _put_commands(self, request: web.Request) -> web.StreamResponse:
+        scope = self._route_scope(request)
+        commands = validate_commands(await self._read_json(request))
+        old = self._commands.get(scope, {})
+        new: dict[tuple[int, str], JSON] = {}
+        for cmd in commands:
+            key = (cmd.get("type", 1), cmd["name"])
+            new[key] = self._store_command(scope, cmd, old.get(key))
+        self._commands[scope] = new
+        self._record_sync(scope)
+        return json_response(list(new.values()))
+
+    async def _post_command(self, request: web.Request) -> web.StreamResponse:
+        scope = self._route_scope(request)
+        cmd = await self._read_json(request)
+        validate_command(cmd, "_")
+        table = self._commands.setdefault(scope, {})
+        key = (cmd.get("type", 1), cmd["name"])
+        existing = table.get(key)
+        table[key] = self._store_command(scope, cmd, existing)
+        self._record_sync(scope)
+        return json_response(table[key], status=200 if existing else 201)
+
+    def _find_command_by_id(self, request: web.Request) -> tuple[int | None, tuple[int, str]]:
+        scope = self._route_scope(request)
+        wanted = request.match_info["command_id"]
+        for key, cmd in self._commands.get(scope, {}).items():
+            if cmd["id"] == wanted:
+                return scope, key
+        raise ApiError(404, 10063, "Unknown application command")
+
+    async def _get_command(self, request: web.Request) -> web.StreamResponse:
+        scope, key = self._find_command_by_id(request)
+        return json_response(self._commands[scope][key])
+
+    async def _patch_command(self, request: web.Request) -> web.StreamResponse:
+        scope, key = self._find_command_by_id(request)
+        patch = await self._read_json(request)
+        if not isinstance(patch, dict):
+            raise form_error("_", "Must be an object.")
+        current = self._commands[scope][key]
+        merged = {**current, **patch}
+        validate_command(merged, "_")
+        del self._commands[scope][key]
+        new_key = (merged.get("type", 1), merged["name"])
+        self._commands[scope][new_key] = self._store_command(scope, merged, current)
+        self._record_sync(scope)
+        return json_response(self._commands[scope][new_key])
+
+    async def _delete_command(self, request: web.Request) -> web.StreamResponse:
+        scope, key = self._find_command_by_id(request)
+        del self._commands[scope][key]
+        self._record_sync(scope)
+        return web.Response(status=204)
+
+    # ------------------------------------------------------------------ REST: interactions
+
+    def _handle_for(self, request: web.Request) -> InteractionHandle:
+        handle = self._handles_by_token.get(request.match_info["token"])
+        if handle is None:
+            raise ApiError(404, 10015, "Unknown Webhook")
+        return handle
+
+    async def _callback(self, request: web.Request) -> web.StreamResponse:
+        handle = self._handles_by_token.get(request.match_info["token"])
+        if handle is None or handle.id != self._int(request, "interaction_id"):
+            raise ApiError(404, 10062, "Unknown interaction")
+        if (
+            self.callback_deadline is not None
+            and handle.dispatched_at is not None
+            and time.perf_counter() - handle.dispatched_at > self.callback_deadline
+        ):
+            raise ApiError(404, 10062, "Unknown interaction")
+        if handle.callback is not None:
+            raise ApiError(400, 40060, "Interaction has already been acknowledged.")
+        body, files = await self._read_body(request)
+        cb_type = body.get("type")
+        data = body.get("data")
+        data = data if isinstance(data, dict) else {}
+        if not isinstance(cb_type, int) or cb_type not in ALLOWED_CALLBACKS.get(handle.type, ()):
+            raise form_error(
+                "type", f"Invalid callback type {cb_type!r} for interaction type {handle.type}"
+            )
+        message = self._apply_callback(handle, cb_type, data, files)
+        handle.callback = Callback(cb_type, data, [files[i] for i in sorted(files)])
+        handle.record_event(f"callback:{cb_type}")
+        if request.query.get("with_response", "").lower() not in ("1", "true"):
+            return web.Response(status=204)
+        info: JSON = {"id": str(handle.id), "type": handle.type}
+        resource: JSON = {"type": cb_type}
+        if message is not None:
+            info["response_message_id"] = str(message.id)
+            info["response_message_loading"] = message.loading
+            info["response_message_ephemeral"] = message.ephemeral
+            resource["message"] = message.payload()
+        return json_response({"interaction": info, "resource": resource})
+
+    def _apply_callback(
+        self, handle: InteractionHandle, cb_type: int, data: JSON, files: dict[int, CallbackFile]
+    ) -> FakeMessage | None:
+        if cb_type == CB_CHANNEL_MESSAGE:
+            handle.original = self._create_message(
+                handle.channel, data, files, allow_ephemeral=True, handle=handle
+            )
+            return handle.original
+        if cb_type == CB_DEFERRED_CHANNEL_MESSAGE:
+            flags = FLAG_LOADING | ((data.get("flags") or 0) & FLAG_EPHEMERAL)
+            placeholder = FakeMessage(
+                id=self.snowflakes.next(),
+                channel_id=handle.channel.id,
+                guild_id=handle.channel.guild_id,
+                author=self.bot_user,
+                flags=flags,
+            )
+            self._attach_interaction(placeholder, handle)
+            handle.original = self._store_message(placeholder)
+            return handle.original
+        if cb_type in (CB_DEFERRED_UPDATE_MESSAGE, CB_UPDATE_MESSAGE):
+            target = handle.message
+            if target is None or target.deleted:
+                raise form_error("type", "This interaction has no message to update")
+            if cb_type == CB_UPDATE_MESSAGE:
+                self._edit_message(target, data, files)
+            handle.original = target
+            return target
+        if cb_type == CB_AUTOCOMPLETE_RESULT:
+            handle.autocomplete_choices = validate_choices(data.get("choices", []))
+            return None
+        if cb_type == CB_MODAL:
+            if not isinstance(data.get("custom_id"), str) or not isinstance(data.get("title"), str):
+                raise form_error("data", "A modal needs custom_id and title")
+            if not data.get("components"):
+                raise form_error("data.components", "A modal needs components")
+            handle.modal = data
+            return None
+        return None
+
+    async def _followup(self, request: web.Request) -> web.StreamResponse:
+        self._route_app(request)
+        handle = self._handle_for(request)
+        if handle.callback is None or handle.type == AUTOCOMPLETE:
+            raise ApiError(404, 10015, "Unknown Webhook")
+        body, files = await self._read_body(request)
+        original = handle.original
+        if original is not None and original.loading and not original.deleted:
+            # A followup while "thinking" resolves the deferral; the defer's ephemerality wins.
+            msg = self._edit_message(original, body, files)
+        else:
+            msg = self._create_message(
+                handle.channel, body, files, allow_ephemeral=True, handle=handle
+            )
+        handle.followups.append(msg)
+        handle.record_event("followup")
+        if request.query.get("wait", "").lower() in ("1", "true"):
+            return json_response(msg.payload())
+        return web.Response(status=204)
+
+    def _original_of(self, request: web.Request) -> tuple[InteractionHandle, FakeMessage]:
+        self._route_app(request)
+        handle = self._handle_for(request)
+        msg = handle.original
+        if msg is None or msg.deleted:
+            raise ApiError(404, 10008, "Unknown Message")
+        return handle, msg
+
+    async def _get_original(self, request: web.Request) -> web.StreamResponse:
+        _, msg = self._original_of(request)
+        return json_response(msg.payload())
+
+    async def _patch_original(self, request: web.Request) -> web.StreamResponse:
+        handle, msg = self._original_of(request)
+        body, files = await self._read_body(request)
+        self._edit_message(msg, body, files)
+        handle.record_event("edit-original")
+        return json_response(msg.payload())
+
+    async def _delete_original(self, request: web.Request) -> web.StreamResponse:
+        handle, msg = self._original_of(request)
+        self._delete_message(msg)
+        handle.record_event("delete-original")
+        return web.Response(status=204)
+
+    def _webhook_message(self, request: web.Request) -> tuple[InteractionHandle, FakeMessage]:
+        self._route_app(request)
+        handle = self._handle_for(request)
+        wanted = self._int(request, "message_id")
+        for msg in handle.messages:
+            if msg.id == wanted:
+                return handle, msg
+        raise ApiError(404, 10008, "Unknown Message")
+
+    async def _get_webhook_message(self, request: web.Request) -> web.StreamResponse:
+        _, msg = self._webhook_message(request)
+        return json_response(msg.payload())
+
+    async def _patch_webhook_message(self, request: web.Request) -> web.StreamResponse:
+        handle, msg = self._webhook_message(request)
+        body, files = await self._read_body(request)
+        self._edit_message(msg, body, files)
+        handle.record_event("edit-message")
+        return json_response(msg.payload())
+
+    async def _delete_webhook_message(self, request: web.Request) -> web.StreamResponse:
+        handle, msg = self._webhook_message(request)
+        self._delete_message(msg)
+        handle.record_event("delete-message")
+        return web.Response(status=204)
+
+    # ------------------------------------------------------------------ REST: channels
+
+    def _channel_message(self, request: web.Request) -> tuple[FakeChannel, FakeMessage]:
+        channel = self._route_channel(request)
+        msg = self._messages.get(self._int(request, "message_id"))
+        # Ephemeral messages only exist for the interaction webhook, as on Discord.
+        if msg is None or msg.deleted or msg.ephemeral or msg.channel_id != channel.id:
+            raise ApiError(404, 10008, "Unknown Message")
+        return channel, msg
+
+    async def _get_channel(self, request: web.Request) -> web.StreamResponse:
+        channel = self._route_channel(request)
+        return json_response(channel.payload())
+
+    async def _get_channel_messages(self, request: web.Request) -> web.StreamResponse:
+        channel = self._route_channel(request)
+        try:
+            limit = max(1, min(100, int(request.query.get("limit", "50"))))
+            before = int(request.query["before"]) if "before" in request.query else None
+            after = int(request.query["after"]) if "after" in request.query else None
+        except ValueError:
+            raise form_error("limit", "Value is not int.") from None
+        msgs = [m for m in self.messages_in(channel) if not m.ephemeral and not m.loading]
+        if before is not None:
+            msgs = [m for m in msgs if m.id < before]
+        if after is not None:
+            msgs = [m for m in msgs if m.id > after][:limit]
+        newest_first = list(reversed(msgs))[:limit]
+        return json_response([m.payload() for m in newest_first])
+
+    async def _post_channel_message(self, request: web.Request) -> web.StreamResponse:
+        channel = self._route_channel(request)
+        if channel.is_thread and (channel.archived or channel.locked):
+            raise ApiError(400, 50083, "Thread is archived")
+        body, files = await self._read_body(request)
+        msg = self._create_message(channel, body, files)
+        return json_response(msg.payload())
+
+    async def _get_channel_message(self, request: web.Request) -> web.StreamResponse:
+        _, msg = self._channel_message(request)
+        return json_response(msg.payload())
+
+    async def _patch_channel_message(self, request: web.Request) -> web.StreamResponse:
+        _, msg = self._channel_message(request)
+        if msg.author is not self.bot_user:
+            raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        body, files = await self._read_body(request)
+        self._edit_message(msg, body, files)
+        return json_response(msg.payload())
+
+    async def _delete_channel_message(self, request: web.Request) -> web.StreamResponse:
+        _, msg = self._channel_message(request)
+        self._delete_message(msg)
+        return web.Response(status=204)
+
+    async def _typing(self, request: web.Request) -> web.StreamResponse:
+        self._route_channel(request)
+        self.typing_count += 1
+        return web.Response(status=204)
+
+    async def _create_thread(self, request: web.Request) -> web.StreamResponse:
+        parent = self._route_channel(request)
+        if parent.is_thread:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        body = await self._read_json(request)
+        if not isinstance(body, dict):
+            raise form_error("_", "Must be an object.")
+        name = body.get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            raise form_error("name", "Must be between 1 and 100 in length.")
+        if "message_id" in request.match_info:
+            _, starter = self._channel_message(request)
+            thread_type, thread_id = PUBLIC_THREAD, starter.id
+        else:
+            thread_type = body.get("type", PRIVATE_THREAD)
+            if thread_type not in (PUBLIC_THREAD, PRIVATE_THREAD):
+                raise form_error("type", "Invalid thread type")
+            thread_id = self.snowflakes.next()
+        if thread_id in self.guild.channels:
+            raise ApiError(400, 160004, "A thread has already been created for this message")
+        thread = FakeChannel(
+            id=thread_id,
+            name=name,
+            guild_id=self.guild.id,
+            type=thread_type,
+            parent_id=parent.id,
+            owner_id=self.bot_user.id,
+        )
+        self.guild.channels[thread.id] = thread
+        self._dispatch_if(
+            "THREAD_CREATE", {**thread.payload(), "newly_created": True}, INTENT_GUILDS
+        )
+        return json_response(thread.payload(), status=201)
+
+    # ------------------------------------------------------------------ REST: guild, files
+
+    def _route_guild(self, request: web.Request) -> FakeGuild:
+        if self._int(request, "guild_id") != self.guild.id:
+            raise ApiError(404, 10004, "Unknown Guild")
+        return self.guild
+
+    async def _get_guild(self, request: web.Request) -> web.StreamResponse:
+        return json_response(self._route_guild(request).payload())
+
+    async def _get_guild_channels(self, request: web.Request) -> web.StreamResponse:
+        guild = self._route_guild(request)
+        return json_response([c.payload() for c in guild.text_channels()])
+
+    async def _get_guild_roles(self, request: web.Request) -> web.StreamResponse:
+        guild = self._route_guild(request)
+        return json_response([r.payload() for r in guild.roles.values()])
+
+    async def _get_member(self, request: web.Request) -> web.StreamResponse:
+        guild = self._route_guild(request)
+        member = guild.members.get(self._int(request, "user_id"))
+        if member is None:
+            raise ApiError(404, 10007, "Unknown Member")
+        return json_response(member.member_payload())
+
+    async def _get_attachment(self, request: web.Request) -> web.StreamResponse:
+        att = self._attachments.get(self._int(request, "attachment_id"))
+        if att is None:
+            raise ApiError(404, 0, "404: Not Found")
+        return web.Response(body=att.data, content_type=att.content_type)
+
+    async def _get_cdn(self, request: web.Request) -> web.StreamResponse:
+        # Any avatar/icon path gets a small solid PNG, enough for code that draws avatars.
+        seed = zlib.crc32(request.path.encode())
+        rgb = (seed & 0xFF, (seed >> 8) & 0xFF, (seed >> 16) & 0xFF)
+        return web.Response(body=_solid_png(64, 64, rgb), content_type="image/png")

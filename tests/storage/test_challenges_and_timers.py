@@ -1,0 +1,165 @@
+"""Challenges, guild settings and the reminder / claim sweeps (clock injected)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from storage import (
+    ChannelBusyError,
+    ConflictError,
+    Database,
+    GameResult,
+    GuildSettings,
+    InvalidInputError,
+    NewMove,
+)
+from tests.storage.conftest import CHANNEL, GUILD, new_game
+
+HOUR = 3600.0
+
+
+async def test_guild_settings_defaults_and_partial_update(db: Database) -> None:
+    assert await db.get_guild_settings(GUILD) == GuildSettings(GUILD, 86400, 259200, 600)
+    changed = await db.set_guild_settings(GUILD, claim_after_seconds=7200)
+    assert changed == GuildSettings(GUILD, 86400, 7200, 600)
+    changed = await db.set_guild_settings(GUILD, reminder_after_seconds=60)
+    assert changed == GuildSettings(GUILD, 60, 7200, 600)
+    assert await db.get_guild_settings(GUILD) == changed
+    assert await db.get_guild_settings(GUILD + 1) == GuildSettings(GUILD + 1)
+    with pytest.raises(InvalidInputError):
+        await db.set_guild_settings(GUILD, challenge_expiry_seconds=0)
+    with pytest.raises(InvalidInputError):
+        await db.set_guild_settings(GUILD, reminder_after_seconds=10**12)
+    assert await db.get_guild_settings(GUILD) == changed
+
+
+async def test_challenge_lifecycle(db: Database) -> None:
+    await db.set_guild_settings(GUILD, challenge_expiry_seconds=300)
+    challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "dutch", now=100.0, match_length=3)
+    assert (challenge.status, challenge.expires_at, challenge.match_length) == ("open", 400.0, 3)
+    assert await db.get_challenge(challenge.id) == challenge
+    assert await db.get_open_challenge(CHANNEL) == challenge
+    assert await db.get_open_challenge(CHANNEL, now=399.0) == challenge
+    assert await db.get_open_challenge(CHANNEL, now=400.0) is None  # past its expiry
+    assert await db.set_challenge_message(challenge.id, 555)
+    assert (await db.get_challenge(challenge.id)).message_id == 555  # type: ignore[union-attr]
+
+    with pytest.raises(ChannelBusyError):
+        await db.create_challenge(GUILD, CHANNEL, 3, None, "pin", now=101.0)
+
+    declined = await db.set_challenge_status(challenge.id, "declined")
+    assert declined is not None and declined.status == "declined"
+    assert await db.set_challenge_status(challenge.id, "cancelled") is None  # no longer open
+    assert await db.get_open_challenge(CHANNEL) is None
+    # The channel is free for a new challenge.
+    assert (await db.create_challenge(GUILD, CHANNEL, 3, None, "pin", now=102.0)).status == "open"
+
+
+async def test_challenge_rejects_bad_input(db: Database) -> None:
+    with pytest.raises(InvalidInputError):
+        await db.create_challenge(GUILD, CHANNEL, 1, 1, "classic", now=1.0)
+    with pytest.raises(InvalidInputError):
+        await db.create_challenge(GUILD, CHANNEL, 1, 2, "overall", now=1.0)
+    challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "classic", now=1.0)
+    with pytest.raises(InvalidInputError):
+        await db.set_challenge_status(challenge.id, "open")
+    with pytest.raises(InvalidInputError):
+        await db.set_challenge_status(challenge.id, "bogus")  # type: ignore[arg-type]
+
+
+async def test_accepting_creates_the_game_atomically(db: Database) -> None:
+    challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "classic", now=100.0)
+    game = await db.create_game(
+        GUILD, CHANNEL, "classic", 1, 2, "{}", now=150.0, challenge_id=challenge.id
+    )
+    accepted = await db.get_challenge(challenge.id)
+    assert accepted is not None
+    assert (accepted.status, accepted.game_id) == ("accepted", game.id)
+    assert await db.get_open_challenge(CHANNEL) is None
+    # No new challenge while the game runs.
+    with pytest.raises(ChannelBusyError):
+        await db.create_challenge(GUILD, CHANNEL, 3, 4, "pin", now=160.0)
+
+
+async def test_accepting_twice_or_late_fails_without_a_game(db: Database) -> None:
+    challenge = await db.create_challenge(
+        GUILD, CHANNEL, 1, None, "classic", now=100.0, expires_at=200.0
+    )
+    # Two accept clicks at once: exactly one game.
+    results = await asyncio.gather(
+        db.create_game(GUILD, CHANNEL, "classic", 1, 2, "{}", now=150.0, challenge_id=challenge.id),
+        db.create_game(GUILD, CHANNEL, "classic", 1, 3, "{}", now=150.0, challenge_id=challenge.id),
+        return_exceptions=True,
+    )
+    assert sum(not isinstance(r, BaseException) for r in results) == 1
+    assert len(await db.list_active_games()) == 1
+
+    late = await db.create_challenge(
+        GUILD, CHANNEL + 1, 5, 6, "classic", now=100.0, expires_at=200.0
+    )
+    with pytest.raises(ConflictError):
+        await db.create_game(
+            GUILD, CHANNEL + 1, "classic", 5, 6, "{}", now=200.0, challenge_id=late.id
+        )
+    assert await db.get_active_game(CHANNEL + 1) is None
+    assert (await db.get_challenge(late.id)).status == "open"  # type: ignore[union-attr]
+
+
+async def test_expire_challenges_with_injected_clock(db: Database) -> None:
+    a = await db.create_challenge(GUILD, 1, 1, 2, "classic", now=0.0, expires_at=100.0)
+    b = await db.create_challenge(GUILD, 2, 3, 4, "classic", now=0.0, expires_at=200.0)
+    c = await db.create_challenge(GUILD, 3, 5, 6, "classic", now=0.0, expires_at=100.0)
+    assert await db.set_challenge_status(c.id, "cancelled") is not None
+
+    assert await db.expire_challenges(99.9) == []
+    expired = await db.expire_challenges(100.0)
+    assert [(x.id, x.status) for x in expired] == [(a.id, "expired")]
+    assert (await db.get_challenge(a.id)).status == "expired"  # type: ignore[union-attr]
+    assert (await db.get_challenge(c.id)).status == "cancelled"  # type: ignore[union-attr]
+    assert await db.expire_challenges(150.0) == []
+    assert [x.id for x in await db.expire_challenges(1e9)] == [b.id]
+
+
+async def test_stale_open_challenge_does_not_block_the_channel(db: Database) -> None:
+    old = await db.create_challenge(GUILD, CHANNEL, 1, 2, "classic", now=0.0, expires_at=10.0)
+    fresh = await db.create_challenge(GUILD, CHANNEL, 3, 4, "classic", now=10.0)
+    assert (await db.get_challenge(old.id)).status == "expired"  # type: ignore[union-attr]
+    assert await db.get_open_challenge(CHANNEL) == fresh
+
+
+async def test_reminder_and_claim_sweeps(db: Database) -> None:
+    other_guild = GUILD + 1
+    await db.set_guild_settings(other_guild, reminder_after_seconds=60, claim_after_seconds=120)
+    g1 = await new_game(db, channel=1, now=0.0)  # default guild settings: 24 h / 72 h
+    g2 = await new_game(db, channel=2, x=3, o=4, now=10 * HOUR)
+    g3 = await new_game(db, channel=3, x=5, o=6, now=0.0, guild=other_guild)
+
+    assert await db.games_needing_reminder(now=59.0) == []
+    assert [g.id for g in await db.games_needing_reminder(now=60.0)] == [g3.id]
+    assert [g.id for g in await db.claimable_games(now=120.0)] == [g3.id]
+    assert [g.id for g in await db.games_needing_reminder(now=24 * HOUR)] == [g1.id, g3.id]
+    assert [g.id for g in await db.games_needing_reminder(now=34 * HOUR)] == [
+        g1.id,
+        g3.id,
+        g2.id,
+    ]
+
+    # Reminded games drop out of the reminder sweep (not of the claim sweep) until they move.
+    assert await db.mark_reminded(g1.id, now=24 * HOUR)
+    assert [g.id for g in await db.games_needing_reminder(now=34 * HOUR)] == [g3.id, g2.id]
+    assert [g.id for g in await db.claimable_games(now=72 * HOUR)] == [g1.id, g3.id]
+
+    # An action resets the idle clock and the reminder.
+    moved = await db.commit_action(g1.id, 0, "{}", [NewMove(2, "play", "x")], now=70 * HOUR)
+    assert moved.idle_seconds(72 * HOUR) == 2 * HOUR
+    assert [g.id for g in await db.claimable_games(now=72 * HOUR)] == [g3.id]
+    assert g1.id not in [g.id for g in await db.games_needing_reminder(now=72 * HOUR)]
+    assert g1.id in [g.id for g in await db.games_needing_reminder(now=94 * HOUR)]
+
+    # Finished games are never swept.
+    await db.finish_game(g3.id, 0, "{}", GameResult(5, "timeout", 1), now=73 * HOUR)
+    assert g3.id not in [g.id for g in await db.claimable_games(now=1e12)]
+    assert g3.id not in [g.id for g in await db.games_needing_reminder(now=1e12)]
+    assert not await db.mark_reminded(g3.id, now=1e12)

@@ -189,16 +189,25 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
             await self._tell_user(interaction, str(error) or "You can't use this command here.")
             return
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        await self.report_unexpected(interaction, original, f"command {command}")
+
+    async def report_unexpected(
+        self, interaction: discord.Interaction[commands.Bot], error: BaseException, where: str
+    ) -> None:
+        """Log an unexpected error with its context and tell the user briefly (never raises).
+
+        Slash commands reach this through ``on_error``; button callbacks call it directly.
+        """
         log.error(
-            "unexpected error in command %s (user %s, channel %s, guild %s)",
-            command,
+            "unexpected error in %s (user %s, channel %s, guild %s)",
+            where,
             interaction.user.id,
             interaction.channel_id,
             interaction.guild_id,
-            exc_info=original,
+            exc_info=error,
         )
         await self._tell_user(
-            interaction, "Something went wrong while running this command. Please try again."
+            interaction, "Something went wrong while doing that. Please try again."
         )
 
     @staticmethod

@@ -66,6 +66,7 @@ class Timed:
     dice: Dice
     ns: int
     plays: int
+    state: Any = None  # the OpenSpiel state, for OpenSpiel timings
 
 
 @dataclass
@@ -151,7 +152,36 @@ def time_listing(pos: Position, dice: Dice, repeat: int) -> tuple[Timed, list[Pl
 
 
 def time_engine(cases: Sequence[tuple[Position, Dice]], repeat: int) -> list[Timed]:
-    return [time_listing(pos, dice, repeat)[0] for pos, dice in cases]
+    timed = [time_listing(pos, dice, repeat)[0] for pos, dice in cases]
+    retime_tail(timed, engine_once)
+    return timed
+
+
+def engine_once(t: Timed) -> int:
+    start = time.perf_counter_ns()
+    legal_plays(t.pos, t.dice)
+    return time.perf_counter_ns() - start
+
+
+#: The slowest share of a set is timed again after the pass, TAIL_REPEAT more times.
+TAIL_SHARE = 0.03
+TAIL_REPEAT = 5
+#: Tail listings slower than this are not re-timed (too costly; noise is small beside them).
+RETIME_BELOW_NS = 100_000_000
+
+
+def retime_tail(samples: Sequence[Timed], once: Callable[[Timed], int]) -> None:
+    """Re-time the slowest listings later, keeping the best of all timings.
+
+    On a shared machine a burst of load can hit all repeats of one listing in a row and put a
+    fast position in the tail; timing it again at another moment removes those, so p99 and the
+    worst reflect slow positions rather than a busy machine.
+    """
+    count = max(10, math.ceil(TAIL_SHARE * len(samples)))
+    for t in sorted(samples, key=lambda t: t.ns, reverse=True)[:count]:
+        if t.ns < RETIME_BELOW_NS:
+            for _ in range(TAIL_REPEAT):
+                t.ns = min(t.ns, once(t))
 
 
 def warm_up(cases: Sequence[tuple[Position, Dice]]) -> None:
@@ -410,7 +440,14 @@ def time_openspiel(
             if best is None or elapsed < best:
                 best = elapsed
         assert best is not None
-        out.append(Timed(case.pos, case.roll, best, 0))
+        out.append(Timed(case.pos, case.roll, best, 0, case.os_state))
+
+    def once(t: Timed) -> int:
+        start = clock()
+        work(t.state)
+        return clock() - start
+
+    retime_tail(out, once)
     return out
 
 
@@ -550,6 +587,7 @@ def bench_variant(variant: str, args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     variant_timings(variant, 20 if express else 100, seed - 1000, 1.0, 1)  # warm-up, other games
     timed, games = variant_timings(variant, count, seed, keep, args.repeat)
+    retime_tail(timed, engine_once)
     rows = []
     if express:
         rolls = [t for t in timed if isinstance(t.dice, Roll)]
@@ -626,7 +664,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
-    print(f"python {sys.version.split()[0]}, seed {args.seed}, best of {args.repeat} per listing")
+    print(
+        f"python {sys.version.split()[0]}, seed {args.seed}, best of {args.repeat} per listing "
+        f"(under {REPEAT_BELOW_NS // 1_000_000} ms), slowest {TAIL_SHARE:.0%} re-timed "
+        f"{TAIL_REPEAT} more times later"
+    )
     started = time.perf_counter()
     if "classic" in args.variants:
         pyspiel = None if args.no_openspiel else load_pyspiel()

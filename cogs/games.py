@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Coroutine
 from typing import Any
 
 import discord
@@ -27,6 +28,14 @@ VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANT
 MAX_MATCH_LENGTH = 25
 SHOWN_LEGAL = 8
 BOARD_FILE = "board.png"
+
+
+async def _guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, Any, None]) -> None:
+    """Button callbacks bypass the command tree; send their errors to the same boundary."""
+    try:
+        await work
+    except Exception as exc:
+        await interaction.client.tree.report_unexpected(interaction, exc, "button")
 
 
 def _user_mention(user_id: int) -> str:
@@ -72,7 +81,9 @@ class GameButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Games")
         assert isinstance(cog, Games)
-        await cog.cube_action(interaction, self.action, self.game_id, self.version)
+        await _guarded(
+            interaction, cog.cube_action(interaction, self.action, self.game_id, self.version)
+        )
 
 
 class ChallengeButton(
@@ -101,7 +112,10 @@ class ChallengeButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Games")
         assert isinstance(cog, Games)
-        await cog.answer_challenge(interaction, self.action == "accept", self.challenge_id)
+        await _guarded(
+            interaction,
+            cog.answer_challenge(interaction, self.action == "accept", self.challenge_id),
+        )
 
 
 def board_view(game: Game, state: GameState) -> discord.ui.View | None:
@@ -338,27 +352,31 @@ class Games(commands.Cog):
             )
             return
         async with self.table.lock(challenge.channel_id):
-            updated = await self.db.set_challenge_status(challenge.id, status)
-            if updated is None:
-                await self._reply_error(interaction, "This challenge was already answered.")
-                return
             if not accept:
+                if await self.db.set_challenge_status(challenge.id, status) is None:
+                    await self._reply_error(interaction, "This challenge was already answered.")
+                    return
                 await interaction.response.send_message(
                     f"The challenge by {_user_mention(challenge.challenger_id)} was {status}.",
                     allowed_mentions=discord.AllowedMentions.none(),
                 )
                 return
-            challenger = (
-                interaction.guild.get_member(challenge.challenger_id) if interaction.guild else None
-            )
+            guild = interaction.guild
+            challenger = guild.get_member(challenge.challenger_id) if guild else None
             names = (
-                _display(challenger) if challenger else str(challenge.challenger_id),
+                _display(challenger) if challenger else f"Player {challenge.challenger_id}",
                 _display(interaction.user),
             )
             try:
+                # Marks the challenge accepted in the same transaction that creates the game.
                 outcome = await self.table.start(challenge, names)
             except ChannelBusyError:
                 await self._reply_error(interaction, "A game is already running in this channel.")
+                return
+            except ConflictError:
+                await self._reply_error(
+                    interaction, "This challenge was already answered or has expired."
+                )
                 return
         header = (
             f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} (dark)"

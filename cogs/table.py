@@ -158,7 +158,7 @@ class GameTable:
         events: list[str] = []
         new_state = self._progress(new_state, events)
         moves = [NewMove(actor_id, kind, text or _last_text(new_state, state))]
-        moves.extend(NewMove(None, "auto", line) for line in events)
+        moves.extend(NewMove(None, "note", line) for line in events)
         outcome = Outcome(game, new_state, events)
         if new_state.phase == MATCH_OVER:
             return await self._finish(game, new_state, outcome, moves)

@@ -1,0 +1,227 @@
+"""Run the real bot (in-process or as a subprocess) against the fake Discord, and play games.
+
+The driver plays like a person: it reads the board state from the bot's own SQLite file,
+asks the /move autocomplete for the legal plays, picks one, and presses the same buttons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import BackgammonBot, Config
+from endpoints import endpoint_overrides
+from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.position import X
+from storage import Database, Game
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.interactions import InteractionHandle
+from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 20.0
+GAME_COMMANDS = ["challenge", "accept", "move", "roll", "double", "take", "pass", "board"]
+
+
+class PlainBot(BackgammonBot):
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        return None  # the fake has no identify rate limit
+
+
+@asynccontextmanager
+async def bot_in_process(
+    fake: FakeDiscord, db_path: Path, seed: int = 1
+) -> AsyncIterator[BackgammonBot]:
+    config = Config(
+        token=fake.token,
+        database_path=db_path,
+        api_base=fake.api_base,
+        gateway_url=fake.gateway_url,
+        guild_id=fake.guild.id,
+        log_level="INFO",
+        dice_seed=seed,
+    )
+    with endpoint_overrides(fake.api_base, fake.gateway_url, cdn_base=fake.cdn_base):
+        client = PlainBot(config)
+        since = fake.readiness_marker()
+        runner: asyncio.Task[None] | None = None
+        try:
+            await asyncio.wait_for(client.login(fake.token), TIMEOUT)
+            runner = asyncio.create_task(client.connect(reconnect=False))
+            await fake.wait_ready(TIMEOUT, since=since, commands=GAME_COMMANDS)
+            yield client
+        finally:
+            await asyncio.wait_for(client.close(), TIMEOUT)
+            if runner is not None:
+                runner.cancel()
+                await asyncio.gather(runner, return_exceptions=True)
+
+
+@dataclass
+class BotProcess:
+    """The bot as a separate OS process (``python bot.py``), killable with SIGKILL."""
+
+    fake: FakeDiscord
+    db_path: Path
+    seed: int = 1
+    proc: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    async def start(self) -> None:
+        since = self.fake.readiness_marker()
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            **self.fake.env(),
+            "DATABASE_PATH": str(self.db_path),
+            "DICE_SEED": str(self.seed),
+            "LOG_LEVEL": "INFO",
+        }
+        self.log_path = self.db_path.with_suffix(".log")
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bot.py")],
+            cwd=self.db_path.parent,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        await self.fake.wait_ready(30.0, since=since, commands=GAME_COMMANDS)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def mover_user(game: Game, state: GameState, users: dict[int, FakeUser]) -> FakeUser:
+    return users[game.player_x if state.mover == 0 else game.player_o]
+
+
+def best_play(state: GameState, offered: list[str]) -> str:
+    """A greedy player: the offered play that leaves the fewest own pips (games end fast)."""
+    plays = {p.text or "pass": p for p in state.legal_plays()}
+    assert set(offered) <= set(plays), f"autocomplete offered an illegal play: {offered}"
+    return min(offered, key=lambda t: (plays[t].after.pips(X), -plays[t].after.pips("O"), t))
+
+
+def png_of(handle: InteractionHandle) -> bytes | None:
+    if handle.callback is not None and handle.callback.files:
+        return handle.callback.files[0].data
+    for msg in handle.messages:
+        if msg.attachments:
+            return msg.attachments[0].data
+    return None
+
+
+def board_message(handle: InteractionHandle) -> FakeMessage | None:
+    return handle.original
+
+
+@dataclass
+class Table:
+    """Two players at one channel."""
+
+    fake: FakeDiscord
+    db: Database
+    channel: FakeChannel
+    alice: FakeUser
+    bob: FakeUser
+    boards: list[bytes] = field(default_factory=list)
+    last_board: FakeMessage | None = None
+    interactions: int = 0
+
+    @property
+    def users(self) -> dict[int, FakeUser]:
+        return {self.alice.id: self.alice, self.bob.id: self.bob}
+
+    async def send(self, handle: InteractionHandle) -> InteractionHandle:
+        await handle.wait_initial(TIMEOUT)
+        self.interactions += 1
+        return handle
+
+    async def challenge(self, variant: str, length: int = 1) -> InteractionHandle:
+        handle = await self.send(
+            await self.fake.slash(
+                self.alice,
+                self.channel,
+                "challenge",
+                opponent=self.bob,
+                variant=variant,
+                length=length,
+            )
+        )
+        assert handle.callback is not None and not handle.callback.ephemeral, handle.content
+        msg = await handle.wait_original()
+        accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
+        click = await self.send(await self.fake.click(self.bob, msg, accept))
+        assert click.callback is not None and not click.callback.ephemeral, click.callback.content
+        self._board(click)
+        return click
+
+    def _board(self, handle: InteractionHandle) -> None:
+        png = png_of(handle)
+        assert png is not None and png.startswith(b"\x89PNG"), "no board picture attached"
+        self.boards.append(png)
+        self.last_board = handle.original
+
+    async def game(self) -> Game | None:
+        return await self.db.get_active_game(self.channel.id)
+
+    async def step(self, use_buttons: bool = True) -> InteractionHandle:
+        """Make one decision for whoever must act."""
+        game = await self.game()
+        assert game is not None
+        state = GameState.from_json(game.state_json)
+        user = mover_user(game, state, self.users)
+        if state.phase == ROLL:
+            button = self._button("roll")
+            if use_buttons and button is not None:
+                handle = await self.send(await self.fake.click(user, self.last_board, button))
+            else:
+                handle = await self.send(await self.fake.slash(user, self.channel, "roll"))
+        elif state.phase == DOUBLE:
+            handle = await self.send(await self.fake.slash(user, self.channel, "take"))
+        else:
+            assert state.phase == MOVE
+            ac = await self.fake.autocomplete(user, self.channel, "move", "play", play="")
+            offered = [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)]
+            assert offered, "no autocomplete choices for the player to act"
+            handle = await self.send(
+                await self.fake.slash(user, self.channel, "move", play=best_play(state, offered))
+            )
+        assert handle.callback is not None and not handle.callback.ephemeral, (
+            handle.callback.content
+        )
+        self._board(handle)
+        return handle
+
+    def _button(self, action: str) -> str | None:
+        if self.last_board is None:
+            return None
+        return next(
+            (c for c in self.last_board.custom_ids() if c.startswith(f"bg:{action}:")), None
+        )
+
+    async def play_out(self, limit: int = 3000) -> InteractionHandle:
+        handle: InteractionHandle | None = None
+        for i in range(limit):
+            if await self.game() is None:
+                assert handle is not None
+                return handle
+            handle = await self.step(use_buttons=i % 2 == 0)
+        raise AssertionError(f"game did not end within {limit} decisions")

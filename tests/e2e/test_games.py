@@ -1,0 +1,176 @@
+"""End to end: the real bot, the real discord.py client, a fake Discord on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot import BackgammonBot
+from engine import VARIANTS
+from engine.game import GameState
+from tests.fake_discord import FakeDiscord
+
+from .harness import TIMEOUT, Table, mover_user
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_full_game_from_challenge_to_result(table: Table, variant: str) -> None:
+    await table.challenge(variant)
+    game = await table.game()
+    assert game is not None and game.variant == variant
+    final = await table.play_out()
+    content = final.callback.content if final.callback else ""
+    assert content is not None and "Game over" in content
+    finished = await table.db.get_game(game.id)
+    assert finished is not None and finished.status == "finished"
+    assert finished.result_kind is not None
+    # A board picture after every turn, and nobody ever saw an error.
+    assert len(table.boards) == table.interactions - 1  # every answer but the challenge post
+    assert table.fake.errors == [] and table.fake.unknown_routes == []
+    moves = await table.db.game_moves(game.id)
+    assert any(m.kind == "play" for m in moves)
+
+
+async def test_match_to_three_points_continues_over_games(table: Table) -> None:
+    await table.challenge("blocking", length=3)
+    game = await table.game()
+    assert game is not None
+    await table.play_out()
+    finished = await table.db.get_game(game.id)
+    assert finished is not None and max(finished.score_x, finished.score_o) == 3
+    state = GameState.from_json(finished.state_json)
+    assert state.game_number >= 3 and state.match_winner is not None
+
+
+async def test_wrong_player_spectator_and_bad_input(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("classic")
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    mover = mover_user(game, state, table.users)
+    other = table.bob if mover is table.alice else table.alice
+    carol = fake.add_user("carol")
+
+    async def ephemeral(user, text: str) -> str:  # type: ignore[no-untyped-def]
+        handle = await fake.slash(user, table.channel, "move", play=text)
+        callback = await handle.wait_initial(TIMEOUT)
+        assert callback.ephemeral, callback.content
+        return callback.content or ""
+
+    assert "not your turn" in await ephemeral(other, "24/18")
+    assert "watching" in await ephemeral(carol, "24/18")
+    assert "13/7 is" in (await ephemeral(mover, "13/7(1)")) or "repeat count" in (
+        await ephemeral(mover, "13/7(1)")
+    )
+    illegal = await ephemeral(mover, "24/23")
+    assert "Legal plays include" in illegal
+    assert "no point 30" in await ephemeral(mover, "24/30")
+    # Nothing changed, and the right player can still move.
+    again = await table.db.get_game(game.id)
+    assert again is not None and again.version == game.version
+    await table.step()
+    after = await table.db.get_game(game.id)
+    assert after is not None and after.version == game.version + 1
+
+
+async def test_autocomplete_only_for_the_player_to_act(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("pin")
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    mover = mover_user(game, state, table.users)
+    other = table.bob if mover is table.alice else table.alice
+    legal = {p.text for p in state.legal_plays()}
+    mine = await (
+        await fake.autocomplete(mover, table.channel, "move", "play", play="")
+    ).wait_autocomplete()
+    assert 0 < len(mine) <= 25 and {c["value"] for c in mine} <= legal
+    typed = sorted(legal)[0][:3]
+    filtered = await (
+        await fake.autocomplete(mover, table.channel, "move", "play", play=typed)
+    ).wait_autocomplete()
+    assert filtered and all(typed in c["value"] for c in filtered)
+    theirs = await (
+        await fake.autocomplete(other, table.channel, "move", "play", play="")
+    ).wait_autocomplete()
+    assert theirs == []
+
+
+async def test_two_simultaneous_moves_only_one_applies(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("neverfinishing")
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    mover = mover_user(game, state, table.users)
+    texts = [p.text for p in state.legal_plays()]
+    assert len(texts) >= 2
+    first, second = await asyncio.gather(
+        fake.slash(mover, table.channel, "move", play=texts[0]),
+        fake.slash(mover, table.channel, "move", play=texts[1]),
+    )
+    results = await asyncio.gather(first.wait_initial(TIMEOUT), second.wait_initial(TIMEOUT))
+    accepted = [r for r in results if not r.ephemeral]
+    refused = [r for r in results if r.ephemeral]
+    assert len(accepted) == 1 and len(refused) == 1, [r.content for r in results]
+    after = await table.db.get_game(game.id)
+    assert after is not None and after.version == game.version + 1
+
+
+async def test_challenge_refusals(table: Table, fake: FakeDiscord, bot: BackgammonBot) -> None:
+    async def refused(**options) -> str:  # type: ignore[no-untyped-def]
+        handle = await fake.slash(table.alice, table.channel, "challenge", **options)
+        callback = await handle.wait_initial(TIMEOUT)
+        assert callback.ephemeral
+        return callback.content or ""
+
+    assert "yourself" in await refused(opponent=table.alice, variant="classic")
+    assert "Bots" in await refused(opponent=fake.bot_user, variant="classic")
+    await table.challenge("dutch")
+    assert "already in progress" in await refused(opponent=table.bob, variant="classic")
+    # Someone other than the challenged player cannot accept.
+    other = fake.add_channel("other")
+    handle = await fake.slash(table.alice, other, "challenge", opponent=table.bob, variant="pin")
+    msg = await handle.wait_original()
+    accept = next(c for c in msg.custom_ids() if c.startswith("bg:accept:"))
+    carol = fake.add_user("carol")
+    click = await fake.click(carol, msg, accept)
+    assert (await click.wait_initial(TIMEOUT)).ephemeral
+    decline = await fake.slash(table.bob, other, "decline")
+    assert "declined" in ((await decline.wait_initial(TIMEOUT)).content or "")
+
+
+async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("classic")
+    for _ in range(10):  # play until someone may double
+        game = await table.game()
+        assert game is not None
+        state = GameState.from_json(game.state_json)
+        if state.phase == "roll" and state.can_double(state.turn):
+            break
+        await table.step()
+    doubler = mover_user(game, state, table.users)
+    handle = await fake.slash(doubler, table.channel, "double")
+    callback = await handle.wait_initial(TIMEOUT)
+    assert not callback.ephemeral and "doubles to 2" in (callback.content or "")
+    taker = table.bob if doubler is table.alice else table.alice
+    msg = await handle.wait_original()
+    pass_button = next(c for c in msg.custom_ids() if c.startswith("bg:pass:"))
+    done = await fake.click(taker, msg, pass_button)
+    content = (await done.wait_initial(TIMEOUT)).content or ""
+    assert "Game over" in content and "(pass)" in content
+    assert await table.game() is None
+
+
+async def test_board_rules_help_resign(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("blocking-express")
+    board = await fake.slash(table.bob, table.channel, "board")
+    assert (await board.wait_initial(TIMEOUT)).files
+    rules = await fake.slash(table.bob, table.channel, "rules", variant="blocking-express")
+    assert (await rules.wait_initial(TIMEOUT)).data["embeds"][0]["title"] == "Blocking Express"
+    helped = await fake.slash(table.bob, table.channel, "help")
+    assert (await helped.wait_initial(TIMEOUT)).ephemeral
+    resign = await fake.slash(table.bob, table.channel, "resign")
+    content = (await resign.wait_initial(TIMEOUT)).content or ""
+    assert "resigns" in content and "Game over" in content
+    assert await table.game() is None

@@ -1,9 +1,15 @@
 """Blocking Express run lookahead (RULES §6.2, A37).
 
 A decision's play is legal only if, from its result, the same controller can go on to play as
-many further consecutive pending numbers as after any other play of this decision. The run
-length from a position is memoised per call and the search stops as soon as a continuation
-plays every pending number (nothing can beat it).
+many further consecutive pending numbers as after any other play of this decision. Those
+numbers are consumed strictly in order, so the run length is simply the longest chain of
+single-die steps over the pending numbers: a depth-first search that stops as soon as a chain
+plays every pending number (nothing can beat it), memoised by (position, numbers left).
+
+The pending numbers after any point of a chain are a suffix of ``v x k, (v+1) x 4, ..., 6 x 4``
+and a suffix always ends with 6 x 4, so (position, length of the suffix) identifies a
+sub-problem across decisions: the memo is shared (bounded) so a chain's later decisions and
+repeated listings of the same decision reuse earlier work.
 """
 
 from __future__ import annotations
@@ -20,35 +26,44 @@ if TYPE_CHECKING:
 
 #: A run that bears off the 15th checker beats any count of numbers.
 GAME_WON = 1000
+#: Longest possible pending suffix: 1-1 gives four each of 1..6.
+_ALL_NUMBERS = tuple(v for v in range(1, 7) for _ in range(4))
+MEMO_LIMIT = 200_000
+_memo: dict[tuple[Position, int], int] = {}
+
+
+def pending_after(dice: ChainDice) -> tuple[int, ...]:
+    """The numbers still pending once this decision has played all its copies."""
+    return _ALL_NUMBERS[4 * dice.value :]
+
+
+def longest_run(variant: Variant, pos: Position, left: int) -> int:
+    """Most of the last ``left`` pending numbers X can play in order from ``pos``."""
+    if left == 0:
+        return 0
+    key = (pos, left)
+    cached = _memo.get(key)
+    if cached is not None:
+        return cached
+    die = _ALL_NUMBERS[-left]
+    best = 0
+    for _, after in variant.steps(pos, die):
+        if after.off[0] == NUM_CHECKERS:
+            best = GAME_WON
+            break
+        length = 1 + longest_run(variant, after, left - 1)
+        if length > best:
+            best = length
+            if best >= left:
+                break
+    if len(_memo) >= MEMO_LIMIT:
+        _memo.clear()
+    _memo[key] = best
+    return best
 
 
 def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf], int]:
-    from engine.movegen import _leaves
-
-    memo: dict[tuple[Position, int], int] = {}
-
-    def run_length(pos: Position, value: int) -> int:
-        """Most consecutive pending numbers X can play from ``value`` x4 up to 6 x4."""
-        if value > 6:
-            return 0
-        key = (pos, value)
-        cached = memo.get(key)
-        if cached is not None:
-            return cached
-        everything = 4 * (7 - value)
-        best = 0
-        for after, leaf in _leaves(variant, pos, (value,) * 4).items():
-            if after.off[0] == NUM_CHECKERS:
-                best = GAME_WON
-                break
-            used = len(leaf.steps)
-            length = used + (run_length(after, value + 1) if used == 4 else 0)
-            if length > best:
-                best = length
-                if best >= everything:
-                    break
-        memo[key] = best
-        return best
+    left = len(pending_after(dice))
 
     def score(after: Position, leaf: _Leaf) -> int:
         if after.off[0] == NUM_CHECKERS:
@@ -56,6 +71,6 @@ def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf],
         used = len(leaf.steps)
         if used < dice.copies:
             return used
-        return used + run_length(after, dice.value + 1)
+        return used + longest_run(variant, after, left)
 
     return score

@@ -5,7 +5,6 @@ from storage.errors import (
     ChannelBusyError,
     ConflictError,
     InvalidInputError,
-    NotFoundError,
     SchemaTooNewError,
     StorageError,
 )
@@ -40,7 +39,6 @@ __all__ = [
     "LeaderboardRow",
     "Move",
     "NewMove",
-    "NotFoundError",
     "PlayerStats",
     "RatingChange",
     "RatingPoint",

@@ -30,9 +30,5 @@ class ChannelBusyError(StorageError):
     """The channel already has an active game (or an open challenge)."""
 
 
-class NotFoundError(StorageError):
-    """The requested row does not exist."""
-
-
 class InvalidInputError(StorageError, ValueError):
     """An argument is out of range or inconsistent (e.g. a winner who is not a player)."""

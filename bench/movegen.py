@@ -27,7 +27,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine import ChainDice, Dice, Play, Position, Roll, format_position, legal_plays
@@ -74,7 +74,15 @@ class Row:
     label: str
     samples: list[Timed]
     target: Target = NO_TARGET
-    notes: list[str] = field(default_factory=list)
+    #: Times one sample once; used to re-time the row's tail before printing.
+    once: Callable[[Timed], int] | None = None
+
+
+def retime_rows(rows: Sequence[Row]) -> None:
+    """Re-time each row's own tail (a subset's tail is not always in the whole set's tail)."""
+    for row in rows:
+        if row.once is not None:
+            retime_tail(row.samples, row.once)
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -152,9 +160,7 @@ def time_listing(pos: Position, dice: Dice, repeat: int) -> tuple[Timed, list[Pl
 
 
 def time_engine(cases: Sequence[tuple[Position, Dice]], repeat: int) -> list[Timed]:
-    timed = [time_listing(pos, dice, repeat)[0] for pos, dice in cases]
-    retime_tail(timed, engine_once)
-    return timed
+    return [time_listing(pos, dice, repeat)[0] for pos, dice in cases]
 
 
 def engine_once(t: Timed) -> int:
@@ -426,29 +432,37 @@ def compare(cases: Sequence[ClassicCase]) -> tuple[int, int, int, int, list[Disa
     return consistent, text_keyed, equal_counts, equal_sets, bad
 
 
-def time_openspiel(
-    cases: Sequence[ClassicCase], repeat: int, work: Callable[[Any], object]
-) -> list[Timed]:
+def time_interleaved(
+    cases: Sequence[ClassicCase], repeat: int, works: Sequence[Callable[[ClassicCase], object]]
+) -> list[list[Timed]]:
+    """Best-of-``repeat`` times of each of ``works`` per case, one case at a time.
+
+    Timing the engine and OpenSpiel back to back on each position keeps their ratio fair when
+    the machine's load drifts during the run.
+    """
     clock = time.perf_counter_ns
-    out = []
+    out: list[list[Timed]] = [[] for _ in works]
     for case in cases:
-        best = None
-        for _ in range(repeat):
-            start = clock()
-            work(case.os_state)
-            elapsed = clock() - start
-            if best is None or elapsed < best:
-                best = elapsed
-        assert best is not None
-        out.append(Timed(case.pos, case.roll, best, 0, case.os_state))
-
-    def once(t: Timed) -> int:
-        start = clock()
-        work(t.state)
-        return clock() - start
-
-    retime_tail(out, once)
+        for work, timed in zip(works, out, strict=True):
+            best = None
+            for _ in range(repeat):
+                start = clock()
+                work(case)
+                elapsed = clock() - start
+                if best is None or elapsed < best:
+                    best = elapsed
+            assert best is not None
+            timed.append(Timed(case.pos, case.roll, best, 0, case.os_state))
     return out
+
+
+def openspiel_once(work: Callable[[Any], object]) -> Callable[[Timed], int]:
+    def once(t: Timed) -> int:
+        start = time.perf_counter_ns()
+        work(t.state)
+        return time.perf_counter_ns() - start
+
+    return once
 
 
 def bench_classic(args: argparse.Namespace, pyspiel: Any | None) -> None:
@@ -462,29 +476,39 @@ def bench_classic(args: argparse.Namespace, pyspiel: Any | None) -> None:
     )
     engine_cases: list[tuple[Position, Dice]] = [(c.pos, c.roll) for c in cases]
     warm_up(engine_cases)
+    works: list[Callable[[ClassicCase], object]] = [lambda c: legal_plays(c.pos, c.roll)]
+    if pyspiel is not None:
+        works += [lambda c: os_turn_strings(c.os_state), lambda c: os_turn_raw(c.os_state)]
+        for case in cases[:200]:
+            os_turn_strings(case.os_state)
     gc.collect()
-    engine = time_engine(engine_cases, args.repeat)
+    timings = time_interleaved(cases, args.repeat, works)
+    engine = timings[0]
+    for t in engine:
+        t.plays = len(legal_plays(t.pos, t.dice))
     rows = [
-        Row("engine legal_plays", engine, CLASSIC_TARGET),
-        Row("engine, non-doubles", [t for t in engine if not t.dice.is_double]),
-        Row("engine, doubles", [t for t in engine if t.dice.is_double]),
+        Row("engine legal_plays", engine, CLASSIC_TARGET, engine_once),
+        Row("engine, non-doubles", [t for t in engine if not t.dice.is_double], once=engine_once),
+        Row("engine, doubles", [t for t in engine if t.dice.is_double], once=engine_once),
     ]
     distinct: list[Timed] = []
     raw: list[Timed] = []
     if pyspiel is not None:
-        for case in cases[:200]:
-            os_turn_strings(case.os_state)
-        gc.collect()
-        distinct = time_openspiel(cases, args.repeat, os_turn_strings)
-        raw = time_openspiel(cases, args.repeat, os_turn_raw)
+        distinct, raw = timings[1], timings[2]
         for t, e in zip(distinct, engine, strict=True):
-            t.plays = e.plays  # same positions; counts are compared separately below
+            t.plays = e.plays  # same positions; the counts are compared separately below
+        d_once, r_once = openspiel_once(os_turn_strings), openspiel_once(os_turn_raw)
         rows += [
-            Row("openspiel distinct full turns", distinct),
-            Row("openspiel, non-doubles", [t for t in distinct if not t.dice.is_double]),
-            Row("openspiel, doubles", [t for t in distinct if t.dice.is_double]),
-            Row("openspiel raw action listing", raw),
+            Row("openspiel distinct full turns", distinct, once=d_once),
+            Row(
+                "openspiel, non-doubles",
+                [t for t in distinct if not t.dice.is_double],
+                once=d_once,
+            ),
+            Row("openspiel, doubles", [t for t in distinct if t.dice.is_double], once=d_once),
+            Row("openspiel raw action listing", raw, once=r_once),
         ]
+    retime_rows(rows)
     print_table(rows)
     if distinct:
         e_med, e_mean, _, _ = summary(engine)
@@ -587,22 +611,21 @@ def bench_variant(variant: str, args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     variant_timings(variant, 20 if express else 100, seed - 1000, 1.0, 1)  # warm-up, other games
     timed, games = variant_timings(variant, count, seed, keep, args.repeat)
-    retime_tail(timed, engine_once)
     rows = []
     if express:
         rolls = [t for t in timed if isinstance(t.dice, Roll)]
         chains = [t for t in timed if isinstance(t.dice, ChainDice)]
-        rows.append(Row(f"{variant} non-double rolls", rolls, VARIANT_TARGET))
-        rows.append(Row(f"{variant} chain decisions (play)", chains, EXPRESS_TARGET))
+        rows.append(Row(f"{variant} non-double rolls", rolls, VARIANT_TARGET, engine_once))
+        rows.append(Row(f"{variant} chain decisions (play)", chains, EXPRESS_TARGET, engine_once))
         forced = forced_chains(rolls, args)
         rows += forced
         all_chains = chains + [t for row in forced for t in row.samples]
-        rows.append(Row(f"{variant} all chain decisions", all_chains, EXPRESS_TARGET))
+        rows.append(Row(f"{variant} all chain decisions", all_chains, EXPRESS_TARGET, engine_once))
     else:
-        rows.append(Row(f"{variant} all decisions", timed, VARIANT_TARGET))
-        rows.append(
-            Row(f"{variant} doubles", [t for t in timed if t.dice.is_double], VARIANT_TARGET)
-        )
+        doubles = [t for t in timed if t.dice.is_double]
+        rows.append(Row(f"{variant} all decisions", timed, VARIANT_TARGET, engine_once))
+        rows.append(Row(f"{variant} doubles", doubles, VARIANT_TARGET, engine_once))
+    retime_rows(rows)
     print(
         f"== {variant}: {len(timed)} decisions kept from {games} seeded random games "
         f"({time.perf_counter() - t0:.1f}s incl. sampling)"
@@ -628,7 +651,8 @@ def forced_chains(rolls: Sequence[Timed], args: argparse.Namespace) -> list[Row]
     for value in (1, 2):
         dice = ChainDice(value, 4, rolled=True)
         timed = time_engine([(pos, dice) for pos in picked], args.repeat)
-        rows.append(Row(f"blocking-express forced {value}-{value} start", timed, EXPRESS_TARGET))
+        label = f"blocking-express forced {value}-{value} start"
+        rows.append(Row(label, timed, EXPRESS_TARGET, engine_once))
     return rows
 
 

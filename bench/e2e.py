@@ -1,0 +1,153 @@
+"""End-to-end latency of /move: the real bot process driven through the fake Discord.
+
+Starts the fake Discord (REST + gateway on 127.0.0.1), runs ``python bot.py`` against it as a
+separate process, opens N games in N channels and lets every game play on its own: each
+player "thinks" for a random time (default 2-6 s, a fast human) and then sends /move, so with
+100 games about 25 moves a second reach the bot. Prints p50/p95 from the interaction leaving
+the gateway socket to the bot's reply reaching the REST API, for 1 and for 100 concurrent
+games, and the bot process's peak memory (VmHWM). The move is chosen before the think time
+ends, so the driver's own work is outside the measured window.
+
+``--burst`` also measures the worst case where all N games send a move at the same instant.
+
+Usage: python bench/e2e.py [--games 1 100] [--seconds 40] [--think 2 6] [--burst]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine.game import MOVE, GameState  # noqa: E402
+from engine.position import X  # noqa: E402
+from storage import Database  # noqa: E402
+from tests.e2e.harness import BotProcess, Table  # noqa: E402
+from tests.fake_discord import FakeDiscord  # noqa: E402
+from tests.fake_discord.models import FakeUser  # noqa: E402
+
+VARIANT = "pin"  # no cube, so every decision is a /move
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def choose(state: GameState) -> str:
+    plays = state.legal_plays()
+    best = min(plays, key=lambda p: (p.after.pips(X), p.after.pips("O"), p.text))
+    return best.text or "pass"
+
+
+async def open_tables(games: int, fake: FakeDiscord, db: Database, tag: str) -> list[Table]:
+    tables: list[Table] = []
+    for i in range(games):
+        channel = fake.add_channel(f"bench-{tag}-{i}")
+        alice, bob = fake.add_user(f"a{tag}-{i}"), fake.add_user(f"b{tag}-{i}")
+        tables.append(Table(fake, db, channel, alice, bob))
+    for table in tables:
+        await table.challenge(VARIANT)
+    return tables
+
+
+async def next_order(table: Table) -> tuple[FakeUser, str] | None:
+    game = await table.game()
+    if game is None:
+        return None
+    state = GameState.from_json(game.state_json)
+    if state.phase != MOVE:
+        return None
+    user = table.users[game.player_x if state.mover == 0 else game.player_o]
+    return user, choose(state)
+
+
+async def play_with_think_time(
+    table: Table, deadline: float, think: tuple[float, float], rng: random.Random
+) -> list[float]:
+    latencies: list[float] = []
+    while time.monotonic() < deadline:
+        order = await next_order(table)
+        if order is None:
+            await table.challenge(VARIANT)  # the game ended: start another in the channel
+            continue
+        await asyncio.sleep(rng.uniform(*think))
+        handle = await table.fake.slash(order[0], table.channel, "move", play=order[1])
+        callback = await handle.wait_initial(60)
+        assert not callback.ephemeral, callback.content
+        if handle.latency is not None:
+            latencies.append(handle.latency * 1000)
+    return latencies
+
+
+async def burst(tables: list[Table], rounds: int) -> list[float]:
+    latencies: list[float] = []
+    for _ in range(rounds):
+        orders = [(t, await next_order(t)) for t in tables]
+        ready = [(t, o) for t, o in orders if o is not None]
+        handles = await asyncio.gather(
+            *(t.fake.slash(o[0], t.channel, "move", play=o[1]) for t, o in ready)
+        )
+        await asyncio.gather(*(h.wait_initial(120) for h in handles))
+        latencies.extend(h.latency * 1000 for h in handles if h.latency is not None)
+    return latencies
+
+
+def report(label: str, lat: list[float]) -> None:
+    print(
+        f"{label:>6} {len(lat):>6} {statistics.median(lat):>8.1f} "
+        f"{quantile(lat, 0.95):>8.1f} {max(lat):>8.1f}"
+    )
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, nargs="+", default=[1, 100])
+    parser.add_argument("--seconds", type=float, default=40.0, help="measuring time per setting")
+    parser.add_argument("--think", type=float, nargs=2, default=[2.0, 6.0])
+    parser.add_argument("--burst", action="store_true", help="also all games at one instant")
+    args = parser.parse_args()
+    rng = random.Random(5)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with FakeDiscord() as fake:
+            process = BotProcess(fake, Path(tmp) / "bench.sqlite3", seed=3)
+            await process.start()
+            db = await Database.open(Path(tmp) / "bench.sqlite3")
+            try:
+                think = (args.think[0], args.think[1])
+                print(f"/move latency, variant {VARIANT}, think time {think[0]}-{think[1]} s")
+                print(f"{'games':>6} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+                for games in args.games:
+                    tables = await open_tables(games, fake, db, f"g{games}")
+                    deadline = time.monotonic() + args.seconds
+                    per_game = await asyncio.gather(
+                        *(play_with_think_time(t, deadline, think, rng) for t in tables)
+                    )
+                    report(f"{games}", [x for lat in per_game for x in lat])
+                    if args.burst:
+                        report(f"{games} burst", await burst(tables, 5))
+                assert process.proc is not None
+                print(f"bot peak memory (VmHWM): {peak_rss_mb(process.proc.pid):.1f} MB")
+            finally:
+                process.stop()
+                await db.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

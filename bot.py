@@ -23,6 +23,7 @@ from discord import app_commands
 from discord.ext import commands
 from dotenv import load_dotenv
 
+import render
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
 from storage import Database
@@ -30,7 +31,7 @@ from storage import Database
 log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
-EXTENSIONS: tuple[str, ...] = ("cogs.games",)
+EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league")
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
@@ -251,6 +252,8 @@ class BackgammonBot(commands.Bot):
         rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self.table = GameTable(self.db, rng)
         log.info("database %s ready", self.config.database_path)
+        # Build the board sprites and palettes now, not on the first player's move.
+        await asyncio.get_running_loop().run_in_executor(None, render.warm_up)
 
     async def close(self) -> None:
         await super().close()

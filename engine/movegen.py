@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.dice import ChainDice, Dice, Roll
+from engine.express import run_scorer
 from engine.notation import format_play
 from engine.play import Play, Step
 from engine.position import NUM_CHECKERS, Position
@@ -88,8 +89,6 @@ def legal_plays(pos: Position, dice: Dice) -> list[Play]:
     leaves = _leaves(variant, pos, dice.numbers)
     score: Callable[[Position, _Leaf], int] = _dice_used
     if isinstance(dice, ChainDice):
-        from engine.express import run_scorer
-
         score = run_scorer(variant, dice)
     chosen = _select(leaves, dice, score)
     plays = [

@@ -174,3 +174,36 @@ async def test_board_rules_help_resign(table: Table, fake: FakeDiscord) -> None:
     content = (await resign.wait_initial(TIMEOUT)).content or ""
     assert "resigns" in content and "Game over" in content
     assert await table.game() is None
+
+
+async def test_abort_needs_both_players_or_a_moderator(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("pin")
+    carol = fake.add_user("carol")
+    refused = await fake.slash(carol, table.channel, "abort")
+    assert (await refused.wait_initial(TIMEOUT)).ephemeral
+    asked = await fake.slash(table.alice, table.channel, "abort")
+    assert "wants to abort" in ((await asked.wait_initial(TIMEOUT)).content or "")
+    assert await table.game() is not None
+    agreed = await fake.slash(table.bob, table.channel, "abort")
+    assert "aborted" in ((await agreed.wait_initial(TIMEOUT)).content or "")
+    assert await table.game() is None
+    # A moderator (Manage Messages) aborts alone.
+    await table.challenge("dutch")
+    moderator = fake.add_user("mod", roles=[fake.add_role("mods", permissions=1 << 13)])
+    forced = await fake.slash(moderator, table.channel, "abort")
+    assert "aborted" in ((await forced.wait_initial(TIMEOUT)).content or "")
+    assert await table.game() is None
+
+
+async def test_challenge_expires(table: Table, fake: FakeDiscord, bot: BackgammonBot) -> None:
+    handle = await fake.slash(
+        table.alice, table.channel, "challenge", opponent=table.bob, variant="classic"
+    )
+    assert not (await handle.wait_initial(TIMEOUT)).ephemeral
+    real_clock = bot.table.clock
+    bot.table.clock = lambda: real_clock() + 3600  # an hour later
+    cog = bot.get_cog("Games")
+    await cog.expire_challenges.coro(cog)  # type: ignore[union-attr]
+    late = await fake.slash(table.bob, table.channel, "accept")
+    assert "no open challenge" in ((await late.wait_initial(TIMEOUT)).content or "")
+    assert await table.game() is None

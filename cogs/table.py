@@ -102,7 +102,7 @@ class GameTable:
         key = (game.id, game.version)
         texts = self._legal.get(key)
         if texts is None:
-            texts = [p.text for p in self.state_of(game).legal_plays()]
+            texts = sorted(p.text for p in self.state_of(game).legal_plays())
             self._legal[key] = texts
             if len(self._legal) > LEGAL_CACHE_SIZE:
                 self._legal.popitem(last=False)

@@ -12,9 +12,8 @@ from collections.abc import Callable
 
 from engine.dice import ChainDice, Dice, Roll
 from engine.express import run_scorer
-from engine.notation import format_play
 from engine.play import Play, Step
-from engine.position import NUM_CHECKERS, Position
+from engine.position import BAR, NUM_CHECKERS, Position
 from engine.variants import Variant, get_variant
 
 
@@ -26,22 +25,32 @@ class _Leaf:
         self.high = high  # realisable by a path that uses the higher die (higher-die rule)
 
 
-def _leaves(variant: Variant, pos: Position, numbers: tuple[int, ...]) -> dict[Position, _Leaf]:
-    """Every end position of a maximal-by-branch sequence of steps, with one realising path."""
+def _leaves(
+    variant: Variant, pos: Position, numbers: tuple[int, ...], use_order: bool = True
+) -> dict[Position, _Leaf]:
+    """Every end position of a maximal-by-branch sequence of steps, with one realising path.
+
+    ``use_order=False`` disables the doubles ordering shortcut (tests compare both). With the
+    shortcut a branch may also end early, giving a shorter leaf; such a leaf is never maximal
+    (its steps plus the skipped one, reordered, make a longer play), so selection drops it.
+    """
     leaves: dict[Position, _Leaf] = {}
     seen: set[tuple[Position, tuple[int, ...]]] = set()
     high = max(numbers)
+    # Doubles: where steps commute, sources in non-increasing order reach every result.
+    ordered = use_order and variant.steps_commute and len(set(numbers)) == 1
 
     def walk(node: Position, left: tuple[int, ...], path: tuple[Step, ...]) -> None:
         moved = False
         if node.off[0] < NUM_CHECKERS and left:
             tried: set[int] = set()
+            max_src = path[-1].src if ordered and path else BAR
             for i, die in enumerate(left):
                 if die in tried:
                     continue
                 tried.add(die)
                 rest = left[:i] + left[i + 1 :]
-                for step, after in variant.steps(node, die):
+                for step, after in variant.steps(node, die, max_src):
                     moved = True
                     key = (after, rest)
                     if key in seen:
@@ -83,7 +92,8 @@ def _dice_used(pos: Position, leaf: _Leaf) -> int:
 def legal_plays(pos: Position, dice: Dice) -> list[Play]:
     """All distinct legal plays of ``dice`` in ``pos`` (X to play), each exactly once.
 
-    The list is sorted by canonical text. With no legal step it holds the empty play only.
+    In generation order (deterministic); sort by ``text`` where an order is shown. With no
+    legal step the list holds the empty play only.
     """
     variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
@@ -91,8 +101,4 @@ def legal_plays(pos: Position, dice: Dice) -> list[Play]:
     if isinstance(dice, ChainDice):
         score = run_scorer(variant, dice)
     chosen = _select(leaves, dice, score)
-    plays = [
-        Play(leaf.steps, pos, after, format_play(pos, after, leaf.steps)) for after, leaf in chosen
-    ]
-    plays.sort(key=lambda play: play.text)
-    return plays
+    return [Play(leaf.steps, pos, after) for after, leaf in chosen]

@@ -231,11 +231,13 @@ def parse_play(pos: Position, legal: Sequence[Play], text: str) -> Play:
     for play in legal:
         if play.after == after:
             return play
-    raise IllegalPlayError("E_ILLEGAL", illegal_message(text, legal), tuple(p.text for p in legal))
+    raise IllegalPlayError(
+        "E_ILLEGAL", illegal_message(text, legal), tuple(sorted(p.text for p in legal))
+    )
 
 
 def illegal_message(text: str, legal: Sequence[Play], shown: int = 5) -> str:
-    texts = [p.text or "pass" for p in legal]
+    texts = sorted(p.text or "pass" for p in legal)
     if texts == ["pass"]:
         return f"'{text}' is not legal: you have no legal move, so the only play is pass."
     more = f" (and {len(texts) - shown} more)" if len(texts) > shown else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 from engine.position import Position
@@ -26,18 +27,31 @@ class Step(NamedTuple):
     effect: str = NONE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False)
 class Play:
-    """A legal play: the steps that realise it, the position it leads to and its canonical text.
+    """A legal play: the steps that realise it and the position it leads to.
 
-    Two plays are the same play iff ``after`` is equal (RULES §2.6).
+    Two plays are the same play iff ``after`` is equal (RULES §2.6). The canonical ``text``
+    (RULES §7.6) is written on first use: a listing that only needs positions (a bot checking
+    for a forced move, a lookahead) does not pay for formatting hundreds of texts.
     """
 
     steps: tuple[Step, ...]
     before: Position
     after: Position
-    text: str
+
+    @cached_property
+    def text(self) -> str:
+        from engine.notation import format_play
+
+        return format_play(self.before, self.after, self.steps)
 
     @property
     def dice_used(self) -> int:
         return len(self.steps)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Play) and other.before == self.before and other.after == self.after
+
+    def __hash__(self) -> int:
+        return hash((self.before, self.after))

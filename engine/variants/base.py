@@ -52,6 +52,10 @@ class Variant:
     marker_required_on_blot: ClassVar[bool] = False
     #: Stacks may hold both colours (covering variants and blocking).
     mixed_stacks: ClassVar[bool] = False
+    #: X's steps with the same die commute: no step can enable a step from a higher point, so a
+    #: doubles search may take sources in non-increasing order (gnubg's trick). False where a
+    #: step can unlock hitting (Dutch) or release a blot for a later hit (NeverFinishing).
+    steps_commute: ClassVar[bool] = True
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
     blot_effect: ClassVar[str | None] = HIT
 
@@ -131,15 +135,16 @@ class Variant:
 
     # --- single-die steps (RULES §2.2) -------------------------------------------------------
 
-    def steps(self, pos: Position, die: int) -> list[tuple[Step, Position]]:
-        """Every single-die step X can make with ``die``, with the position it leads to.
+    def steps(self, pos: Position, die: int, max_src: int = BAR) -> list[tuple[Step, Position]]:
+        """Every single-die step X can make with ``die`` (from points up to ``max_src``), with
+        the position it leads to.
 
         Never mutates ``pos``. In NeverFinishing a landing on a blot yields two steps (hit, trap).
         """
         out: list[tuple[Step, Position]] = []
         pts = pos.points
         may_enter, board_allowed = self.entry_mode(pos)
-        if may_enter:
+        if may_enter and max_src == BAR:
             dst = BAR - die
             stack = pts[dst]
             if self.is_open(pos, stack):
@@ -164,7 +169,7 @@ class Variant:
                 highest = p
                 break
         bear_off: bool | None = None  # evaluated lazily: most steps never reach off
-        for src in range(highest, 0, -1):
+        for src in range(min(highest, max_src), 0, -1):
             stack = pts[src]
             if not stack or stack[-1] != X:
                 continue
@@ -173,7 +178,13 @@ class Variant:
                 target = pts[dst]
                 if not self.is_open(pos, target):
                     continue
-                for new_stack, effect, hit in self.landings(pos, target):
+                # Own or empty point: the common case needs no landing rules.
+                landings = (
+                    ((target + X, NONE, 0),)
+                    if not target or target[-1] == X
+                    else self.landings(pos, target)
+                )
+                for new_stack, effect, hit in landings:
                     new_pts = list(pts)
                     new_pts[src] = stack[:-1]
                     new_pts[dst] = new_stack

@@ -24,6 +24,7 @@ class NeverFinishing(CoveringVariant):
     )
     previous_winner_starts = True
     has_bar = True
+    steps_commute = False
     markers: ClassVar[frozenset[str]] = frozenset("*^")
     marker_required_on_blot = True
     blot_effect = TRAP

@@ -1,16 +1,24 @@
 """Move-generation speed: microseconds per full-turn listing of all distinct legal plays.
 
 Run from the project root: ``PYTHONPATH=. .venv/bin/python bench/movegen.py [--quick]``.
-Prints figures only; nothing here passes or fails (the "ok?" column just compares with the
+Prints figures only; nothing here passes or fails (the "target" column just compares with the
 targets from the issue). Deterministic: every position comes from seeded random self-play.
 
 Classic is compared with OpenSpiel's backgammon (``pip install -r requirements-bench.txt``) on
-the very same positions and dice; without pyspiel that comparison is skipped.
+the very same positions and dice; without pyspiel that comparison is skipped. OpenSpiel's cost
+of a turn is "distinct full turns": list the actions, apply each (a double's two halves are
+expanded), deduplicate the resulting states - the same product as ``legal_plays``. "Raw action
+listing" (actions only, duplicates kept, no results) is printed as a lower bound.
 
 Classic sampling: random self-play from the opening, driven through OpenSpiel and the engine
-in lockstep (so both hold the same position). Each game samples a decision every 4-12 plies
-(uniform, seeded) and keeps it unless a side is bearing off (a checker borne off, or all of its
-checkers home); a game stops once a checker is borne off. The dice are the roll of that turn.
+in lockstep (so both hold the same position; each play is uniform over the distinct results
+both allow). Each game samples a decision every 4-12 plies (uniform, seeded) and keeps it
+unless a side is bearing off (a checker borne off, or all of its checkers home); a game stops
+once a checker is borne off. The dice are the roll of that turn. Without pyspiel the plays are
+drawn from the engine alone, so the positions differ from a run with it.
+
+Other variants: seeded random play through ``GameState``; each decision is kept with a fixed
+chance (all of them in Blocking Express), see ``variant_timings``.
 """
 
 from __future__ import annotations
@@ -546,7 +554,7 @@ def bench_classic(args: argparse.Namespace, pyspiel: Any | None) -> None:
         )
         report_comparison(cases, args.show)
     else:
-        print("OpenSpiel comparison skipped: pyspiel is not installed (requirements-bench.txt)")
+        print("OpenSpiel skipped (--no-openspiel, or no pyspiel: see requirements-bench.txt)")
     print_slowest("classic listings", engine)
     if args.profile:
         profile_classic(engine_cases)

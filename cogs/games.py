@@ -9,13 +9,13 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Coroutine
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from cogs.common import guarded, mention
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
@@ -28,18 +28,6 @@ VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANT
 MAX_MATCH_LENGTH = 25
 SHOWN_LEGAL = 8
 BOARD_FILE = "board.png"
-
-
-async def _guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, Any, None]) -> None:
-    """Button callbacks bypass the command tree; send their errors to the same boundary."""
-    try:
-        await work
-    except Exception as exc:
-        await interaction.client.tree.report_unexpected(interaction, exc, "button")
-
-
-def _user_mention(user_id: int) -> str:
-    return f"<@{user_id}>"
 
 
 def _display(user: discord.abc.User) -> str:
@@ -81,7 +69,7 @@ class GameButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Games")
         assert isinstance(cog, Games)
-        await _guarded(
+        await guarded(
             interaction, cog.cube_action(interaction, self.action, self.game_id, self.version)
         )
 
@@ -112,7 +100,7 @@ class ChallengeButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Games")
         assert isinstance(cog, Games)
-        await _guarded(
+        await guarded(
             interaction,
             cog.answer_challenge(interaction, self.action == "accept", self.challenge_id),
         )
@@ -135,7 +123,7 @@ def prompt(game: Game, state: GameState) -> str:
     """Who must do what now, with a mention so the player is notified."""
     if state.is_over:
         return ""
-    who = _user_mention(GameTable.user_of(game, state.mover))
+    who = mention(GameTable.user_of(game, state.mover))
     if state.phase == ROLL:
         return f"{who}, roll (or double) with the buttons, /roll or /double."
     if state.phase == DOUBLE:
@@ -357,12 +345,17 @@ class Games(commands.Cog):
                     await self._reply_error(interaction, "This challenge was already answered.")
                     return
                 await interaction.response.send_message(
-                    f"The challenge by {_user_mention(challenge.challenger_id)} was {status}.",
+                    f"The challenge by {mention(challenge.challenger_id)} was {status}.",
                     allowed_mentions=discord.AllowedMentions.none(),
                 )
                 return
             guild = interaction.guild
             challenger = guild.get_member(challenge.challenger_id) if guild else None
+            if challenger is None and guild is not None:
+                try:  # not cached without the members intent: ask Discord once
+                    challenger = await guild.fetch_member(challenge.challenger_id)
+                except discord.HTTPException:
+                    challenger = None
             names = (
                 _display(challenger) if challenger else f"Player {challenge.challenger_id}",
                 _display(interaction.user),
@@ -574,7 +567,7 @@ class Games(commands.Cog):
             other = GameTable.user_of(game, 1 - seat) if seat is not None else None
             await interaction.response.send_message(
                 f"{interaction.user.mention} wants to abort this game. "
-                f"{_user_mention(other) if other else 'The opponent'}, use /abort to agree.",
+                f"{mention(other) if other else 'The opponent'}, use /abort to agree.",
                 allowed_mentions=discord.AllowedMentions(users=True),
             )
             return
@@ -609,6 +602,8 @@ suggests your legal plays as you type. Forced moves are played for you.
 **Cube** (backgammon only): `/double` or the Double button before rolling; `/take` or `/pass`.
 **More**: `/board` shows the board again, `/resign`, `/abort` (both players or a moderator),
 `/rules variant` for a rules card.
+**League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file),
+`/claim` (your opponent has been idle too long), `/settings` (server managers).
 """
 
 

@@ -323,11 +323,25 @@ class GameState:
         return self._concede(seat, "resign", f"{self.players[seat]} resigns")
 
     def claim(self, claimer: int) -> GameState:
-        """Win on time: the opponent of ``claimer`` let the clock run out."""
+        """Win on time: the opponent of ``claimer`` let the clock run out.
+
+        A claim ends the whole match: the idle player forfeits it (a new game would only give
+        him a fresh clock). The current game is scored as a resignation.
+        """
         if self.is_over:
             raise GameError("E_PHASE", "The game is already over.")
-        loser = other(claimer)
-        return self._concede(loser, "timeout", f"{self.players[claimer]} claims on time")
+        state = self._concede(other(claimer), "timeout", f"{self.players[claimer]} claims on time")
+        if state.phase == GAME_OVER:
+            score = list(state.score)
+            score[claimer] = max(score[claimer], self.match_length)
+            state = replace(
+                state,
+                score=(score[0], score[1]),
+                phase=MATCH_OVER,
+                match_winner=claimer,
+                record=(*state.record, f"{self.players[claimer]} wins the match on time"),
+            )
+        return state
 
     def _concede(self, loser: int, kind: str, line: str) -> GameState:
         winner = other(loser)

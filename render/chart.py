@@ -1,7 +1,8 @@
 """Rating-history charts (Pillow -> PNG bytes). No Discord here: the cogs attach the bytes.
 
 Pillow draws lines without anti-aliasing, so the chart is drawn at ``SUPERSAMPLE`` times its
-size and scaled down with a Lanczos filter: edges of lines, dots and text come out smooth.
+size and scaled down by averaging each block of pixels (a box filter: no ringing, so no colour
+is brighter than the one drawn): edges of lines, dots and text come out smooth.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ GRID: RGB = (72, 75, 82)
 BASELINE: RGB = (120, 124, 132)
 TEXT: RGB = (230, 231, 233)
 TEXT_DIM: RGB = (160, 164, 171)
-#: The first series (the overall rating) in near-white, the others in the Okabe-Ito palette,
-#: which stays distinguishable for the common kinds of colour blindness.
+#: The first series (the overall rating) in white (brighter than the text), the others in the
+#: Okabe-Ito palette, which stays distinguishable for the common kinds of colour blindness.
 COLOURS: tuple[RGB, ...] = (
-    (236, 236, 236),
+    (255, 255, 255),
     (230, 159, 0),
     (86, 180, 233),
     (0, 158, 115),
@@ -161,7 +162,7 @@ def render_rating_chart(
     if not lines:
         centre = (w * s / 2, (top + h) * s / 2)
         text.draw(im, centre, "No rated games yet", TEXT_DIM, label_size * 3 // 2 * s, anchor="mm")
-        return _png(im, w, h)
+        return _png(im)
 
     all_points = [p for _, pts in lines for p in pts]
     t_lo = min(p[0] for p in all_points)
@@ -189,7 +190,7 @@ def render_rating_chart(
     legend_y = top + 2
     legend_items: list[tuple[str, RGB, float]] = []
     for i, (label, _) in enumerate(lines):
-        name = text.fit(label, label_size * s, False, 150 * s)
+        name = text.fit(label, label_size * s, False, 200 * s)
         legend_items.append((name, COLOURS[i % len(COLOURS)], text.width(name, label_size * s)))
     legend_width = sum(lw / s + 30 for _, _, lw in legend_items)
     rows = 1 if legend_width <= w - 2 * pad else 2
@@ -209,18 +210,19 @@ def render_rating_chart(
     # Plot area, leaving room for the axis labels.
     y_ticks = nice_ticks(r_lo, r_hi)
     label_w = max((text.width(_rating_label(v), label_size * s) / s for v in y_ticks), default=0)
-    left = pad + label_w + 8
-    right = w - pad
-    bottom = h - pad - label_size - 8
-    if bottom - top < 40 or right - left < 60:  # a tiny canvas: use what there is
-        left, right, top, bottom = 4.0, w - 4.0, min(top, h / 3), h - 4.0
-    draw.rectangle([left * s, top * s, right * s, bottom * s], fill=PLOT)
+    left = pad + label_w + 8.0
+    right = float(w - pad)
+    bottom = float(h - pad - label_size - 8)
+    plot_top = float(top)
+    if bottom - plot_top < 40 or right - left < 60:  # a tiny canvas: use what there is
+        left, right, plot_top, bottom = 4.0, w - 4.0, min(plot_top, h / 3), h - 4.0
+    draw.rectangle([left * s, plot_top * s, right * s, bottom * s], fill=PLOT)
 
     def px(t: float) -> float:
         return (left + (t - t_lo) / (t_hi - t_lo) * (right - left)) * s
 
     def py(r: float) -> float:
-        return (bottom - (r - r_lo) / (r_hi - r_lo) * (bottom - top)) * s
+        return (bottom - (r - r_lo) / (r_hi - r_lo) * (bottom - plot_top)) * s
 
     for value in y_ticks:
         yy = py(value)
@@ -232,7 +234,7 @@ def render_rating_chart(
     last_end = -math.inf
     for t in ticks:
         xx = px(t)
-        draw.line([(xx, top * s), (xx, bottom * s)], fill=GRID, width=s)
+        draw.line([(xx, plot_top * s), (xx, bottom * s)], fill=GRID, width=s)
         label = _date(t, fmt)
         half = text.width(label, label_size * s) / 2
         if xx - half > last_end + 8 * s and xx + half <= w * s:  # skip labels that would overlap
@@ -258,11 +260,11 @@ def render_rating_chart(
             radius = thickness * 1.3
             for cx, cy in xy:
                 draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], fill=colour)
-    return _png(im, w, h)
+    return _png(im)
 
 
-def _png(im: Image.Image, width: int, height: int) -> bytes:
-    small = im.resize((width, height), Image.Resampling.LANCZOS)
+def _png(im: Image.Image) -> bytes:
+    small = im.reduce(SUPERSAMPLE)
     out = io.BytesIO()
     small.save(out, "PNG")
     return out.getvalue()

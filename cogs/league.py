@@ -1,0 +1,678 @@
+"""Leaderboards, player statistics, game history and records, claims on time, guild settings,
+and the background sweep that reminds idle players.
+
+Like the game cog it is thin: storage computes ratings and statistics, the engine decides what a
+claim does, the GameTable commits it. Refusals are ephemeral replies that say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import io
+import logging
+import math
+import re
+from functools import partial
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from cogs.common import guarded, mention
+from cogs.table import GameTable, Outcome
+from engine import VARIANTS, EngineError
+from engine.game import GameState
+from render.chart import render_rating_chart
+from render.game_scene import result_text
+from storage import OVERALL, ConflictError, Database, Game, GuildSettings, PlayerStats
+from storage.models import DRAWN_KINDS
+
+log = logging.getLogger(__name__)
+
+VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
+PAGE_SIZE = 10
+HISTORY_SIZE = 10
+#: Rating-history points drawn per series (the latest ones).
+CHART_POINTS = 1000
+CHART_FILE = "rating.png"
+BOARD_FILE = "board.png"
+#: Discord's largest integer option value (2^53 - 1).
+MAX_OPTION_INT = 9_007_199_254_740_991
+#: Upper bounds of /settings (storage accepts up to 366 days).
+MAX_HOURS = 366 * 24
+MAX_CHALLENGE_MINUTES = 7 * 24 * 60
+MANAGE_GUILD_REFUSAL = "Only members with the Manage Server permission can use /settings."
+
+
+def variant_name(variant: str) -> str:
+    if variant == OVERALL:
+        return "Overall"
+    rules = VARIANTS.get(variant)
+    return rules.name if rules is not None else variant
+
+
+def rating_text(rating: float, provisional: bool) -> str:
+    return f"{rating:.0f}{'?' if provisional else ''}"
+
+
+def duration(seconds: float) -> str:
+    """A short human duration: "3 days 4 h", "5 h 12 min", "7 min" (rounded up to a minute)."""
+    minutes = max(1, math.ceil(max(0.0, seconds) / 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        unit = "day" if days == 1 else "days"
+        return f"{days} {unit} {hours} h" if hours else f"{days} {unit}"
+    if hours:
+        return f"{hours} h {mins} min" if mins else f"{hours} h"
+    return f"{mins} min"
+
+
+def _utc(timestamp: float | None) -> str:
+    if timestamp is None or not math.isfinite(timestamp):
+        return "unknown"
+    try:
+        return dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError):
+        return "unknown"
+
+
+def _discord_date(timestamp: float | None) -> str:
+    if timestamp is None or not math.isfinite(timestamp):
+        return "?"
+    return f"<t:{int(timestamp)}:d>"
+
+
+def _state_or_none(game: Game) -> GameState | None:
+    """The stored engine state; None for games imported without one (or unreadable)."""
+    try:
+        return GameState.from_json(game.state_json)
+    except Exception:
+        return None
+
+
+def _names(game: Game, state: GameState | None) -> tuple[str, str]:
+    if state is not None:
+        return state.players
+    return (f"Player {game.player_x}", f"Player {game.player_o}")
+
+
+def game_outcome_for(game: Game, user_id: int) -> str:
+    """How a finished (or aborted) game went for ``user_id``, e.g. "Won 2 (gammon)"."""
+    if game.status == "aborted":
+        return "Aborted"
+    if game.status == "active":
+        return "In progress"
+    kind = game.result_kind or "?"
+    if game.winner_id is None or kind in DRAWN_KINDS:
+        return f"Draw ({kind})"
+    verb = "Won" if game.winner_id == user_id else "Lost"
+    if game.match_length > 1:
+        mine, theirs = (
+            (game.score_x, game.score_o)
+            if user_id == game.player_x
+            else (game.score_o, game.score_x)
+        )
+        return f"{verb} the match {mine}-{theirs} ({kind})"
+    points = game.points or 0
+    return f"{verb} {points} pt{'s' if points != 1 else ''} ({kind})"
+
+
+def final_line(game: Game, state: GameState | None) -> str:
+    """The last line of a game record: the final result of the game or match."""
+    names = _names(game, state)
+    if game.status == "aborted":
+        return "final: aborted (not rated)"
+    if game.status == "active":
+        return "final: in progress"
+    if game.winner_id is None:
+        return f"final: {game.result_kind or 'draw'} (0 points)"
+    winner = names[0] if game.winner_id == game.player_x else names[1]
+    if game.match_length > 1:
+        return (
+            f"final: {winner} wins the match {game.score_x}-{game.score_o} "
+            f"(last game: {game.result_kind})"
+        )
+    return f"final: {winner} wins {game.points} ({game.result_kind})"
+
+
+def game_record(game: Game) -> str:
+    """The full record of a game (RULES §7.7 lines) with a header, as a text file body."""
+    state = _state_or_none(game)
+    names = _names(game, state)
+    lines = [
+        f"game: {game.id}",
+        f"variant: {game.variant} ({variant_name(game.variant)})",
+        f"players: {names[0]} (X, id {game.player_x}) vs {names[1]} (O, id {game.player_o})",
+        f"match length: {game.match_length}",
+        f"date: {_utc(game.created_at)}",
+    ]
+    if game.finished_at is not None:
+        lines.append(f"ended: {_utc(game.finished_at)}")
+    lines.append("")
+    if state is not None and state.record:
+        lines.extend(state.record)
+    else:
+        lines.append("(no move record stored for this game)")
+    lines.append("")
+    lines.append(final_line(game, state))
+    return "\n".join(lines) + "\n"
+
+
+class LeaderboardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"lb:(?P<guild>\d+):(?P<board>[a-z][a-z-]*):(?P<page>\d+)",
+):
+    """Prev / Next under a leaderboard; persistent across restarts (everything in custom_id)."""
+
+    def __init__(
+        self, guild_id: int, board: str, page: int, label: str = "Page", disabled: bool = False
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"lb:{guild_id}:{board}:{page}",
+                disabled=disabled,
+            )
+        )
+        self.guild_id = guild_id
+        self.board = board
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LeaderboardButton:
+        return cls(int(match["guild"]), match["board"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog("League")
+        assert isinstance(cog, League)
+        await guarded(interaction, cog.turn_page(interaction, self.guild_id, self.board, self.page))
+
+
+class League(commands.Cog):
+    """Ratings, statistics, records, claims and reminders."""
+
+    #: Seconds between two sweeps for reminders and claimable games.
+    SWEEP_SECONDS = 60.0
+
+    def __init__(self, bot: commands.Bot, table: GameTable) -> None:
+        self.bot = bot
+        self.table = table
+        self.db: Database = table.db
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(LeaderboardButton)
+        self.reminder_loop.change_interval(seconds=self.SWEEP_SECONDS)
+        self.reminder_loop.start()
+
+    async def cog_unload(self) -> None:
+        self.reminder_loop.cancel()
+        self.bot.remove_dynamic_items(LeaderboardButton)
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    async def _reply_error(self, interaction: discord.Interaction[Any], message: str) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+
+    @staticmethod
+    def _target(
+        interaction: discord.Interaction[Any], user: discord.User | discord.Member | None
+    ) -> discord.User | discord.Member:
+        return user if user is not None else interaction.user
+
+    # --- leaderboard --------------------------------------------------------------------------
+
+    async def leaderboard_page(
+        self, guild_id: int, board: str, page: int
+    ) -> tuple[discord.Embed, discord.ui.View | None]:
+        """The embed and Prev/Next buttons of one page (clamped to the pages that exist)."""
+        variant = None if board == OVERALL else board
+        total = await self.db.leaderboard_count(guild_id, variant)
+        pages = max(1, math.ceil(total / PAGE_SIZE))
+        page = max(0, min(page, pages - 1))
+        title = f"Leaderboard: {'all variants' if variant is None else variant_name(board)}"
+        embed = discord.Embed(title=title, colour=discord.Colour.dark_gold())
+        if total == 0:
+            embed.description = (
+                "No rated games on this server yet. Finish a game to get on the board!"
+                if variant is None
+                else f"No rated {variant_name(board)} games on this server yet."
+            )
+            return embed, None
+        rows = await self.db.leaderboard(
+            guild_id, variant, limit=PAGE_SIZE, offset=page * PAGE_SIZE
+        )
+        lines = []
+        for row in rows:
+            record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
+            games = f"{row.games} game{'s' if row.games != 1 else ''}"
+            lines.append(
+                f"**{row.rank}.** {mention(row.user_id)} · "
+                f"**{rating_text(row.rating, row.provisional)}** · {games} · {record} · "
+                f"{row.points_won} pts"
+            )
+        embed.description = "\n".join(lines)
+        embed.set_footer(
+            text=f"Page {page + 1}/{pages} · {total} players · W-L(-D) · "
+            "? = provisional rating (RD above 110)"
+        )
+        view = discord.ui.View(timeout=None)
+        view.add_item(
+            LeaderboardButton(guild_id, board, max(page - 1, 0), "◀ Prev", disabled=page == 0)
+        )
+        view.add_item(
+            LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
+        )
+        return embed, view
+
+    @app_commands.command(name="leaderboard", description="Top players of this server")
+    @app_commands.describe(variant="Which variant (default: the overall rating)")
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    @app_commands.guild_only()
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        variant: app_commands.Choice[str] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        board = OVERALL if variant is None else variant.value
+        embed, view = await self.leaderboard_page(interaction.guild_id, board, 0)
+        if view is None:
+            await interaction.response.send_message(embed=embed)
+        else:
+            await interaction.response.send_message(embed=embed, view=view)
+
+    async def turn_page(
+        self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
+    ) -> None:
+        if interaction.guild_id != guild_id or (board != OVERALL and board not in VARIANTS):
+            await self._reply_error(interaction, "This leaderboard cannot be shown here.")
+            return
+        embed, view = await self.leaderboard_page(guild_id, board, page)
+        await interaction.response.edit_message(embed=embed, view=view)
+
+    # --- statistics ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _stats_field(stats: PlayerStats) -> str:
+        lines = [
+            f"Rating **{rating_text(stats.rating, stats.provisional)}** (RD {stats.rd:.0f})",
+            f"{stats.games} games: {stats.wins} W · {stats.losses} L · {stats.draws} D",
+            f"Points: {stats.points_won} won · {stats.points_lost} lost",
+        ]
+        if stats.variant in (OVERALL, "classic") or stats.gammons_won or stats.backgammons_won:
+            lines.append(f"Gammons {stats.gammons_won} · backgammons {stats.backgammons_won}")
+        if stats.variant == "pin-mother" or stats.mother_wins:
+            lines.append(f"Mother wins {stats.mother_wins}")
+        streak = stats.current_streak
+        now = f"{streak} win{'s' if streak != 1 else ''}" if streak > 0 else "none"
+        if streak < 0:
+            now = f"{-streak} loss{'es' if streak != -1 else ''}"
+        lines.append(f"Streak: {now} · best {stats.best_streak} wins")
+        return "\n".join(lines)
+
+    async def _chart(
+        self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
+    ) -> bytes:
+        series: dict[str, list[tuple[float, float]]] = {}
+        for stats in rows:
+            variant = None if stats.variant == OVERALL else stats.variant
+            history = await self.db.rating_history(guild_id, user_id, variant, limit=CHART_POINTS)
+            series[variant_name(stats.variant)] = [(p.at, p.rating) for p in history]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None, partial(render_rating_chart, series, title=f"Rating history: {name}")
+        )
+
+    @app_commands.command(name="stats", description="A player's ratings and statistics")
+    @app_commands.describe(user="Whose statistics (default: yours)")
+    @app_commands.guild_only()
+    async def stats(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        assert interaction.guild_id is not None
+        target = self._target(interaction, user)
+        rows = await self.db.player_stats(interaction.guild_id, target.id)
+        name = target.display_name[:32]
+        if not rows:
+            who = "You have" if target.id == interaction.user.id else f"{name} has"
+            await interaction.response.send_message(
+                f"{who} not finished a rated game on this server yet. "
+                "Challenge someone with /challenge!",
+                ephemeral=True,
+            )
+            return
+        embed = discord.Embed(title=f"Statistics: {name}", colour=discord.Colour.blurple())
+        for stats in rows[:25]:
+            embed.add_field(name=variant_name(stats.variant), value=self._stats_field(stats))
+        embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
+        png = await self._chart(interaction.guild_id, target.id, rows, name)
+        embed.set_image(url=f"attachment://{CHART_FILE}")
+        await interaction.response.send_message(
+            embed=embed, file=discord.File(io.BytesIO(png), filename=CHART_FILE)
+        )
+
+    # --- history and records ------------------------------------------------------------------
+
+    @app_commands.command(name="history", description="A player's recent finished games")
+    @app_commands.describe(user="Whose games (default: yours)")
+    @app_commands.guild_only()
+    async def history(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        assert interaction.guild_id is not None
+        target = self._target(interaction, user)
+        games = await self.db.recent_games(interaction.guild_id, target.id, limit=HISTORY_SIZE)
+        name = target.display_name[:32]
+        if not games:
+            who = "You have" if target.id == interaction.user.id else f"{name} has"
+            await interaction.response.send_message(
+                f"{who} no finished games on this server yet.", ephemeral=True
+            )
+            return
+        lines = []
+        for game in games:
+            opponent = game.opponent_of(target.id)
+            lines.append(
+                f"`#{game.id}` {_discord_date(game.finished_at)} · "
+                f"**{variant_name(game.variant)}** · vs {mention(opponent)} · "
+                f"{game_outcome_for(game, target.id)}"
+            )
+        embed = discord.Embed(
+            title=f"Recent games: {name}",
+            description="\n".join(lines),
+            colour=discord.Colour.blurple(),
+        )
+        embed.set_footer(text="/record game:<number> gives the full record of a game")
+        await interaction.response.send_message(embed=embed)
+
+    @app_commands.command(name="record", description="The full record of a game, as a text file")
+    @app_commands.describe(game="The game number (see /history)")
+    @app_commands.guild_only()
+    async def record(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Range[int, 1, MAX_OPTION_INT],
+    ) -> None:
+        assert interaction.guild_id is not None
+        found = await self.db.get_game(game)
+        if found is None or found.guild_id != interaction.guild_id:
+            await self._reply_error(interaction, f"There is no game #{game} on this server.")
+            return
+        body = game_record(found).encode("utf-8")
+        names = _names(found, _state_or_none(found))
+        await interaction.response.send_message(
+            f"Record of game #{found.id}: {names[0]} vs {names[1]} "
+            f"({variant_name(found.variant)}).",
+            file=discord.File(io.BytesIO(body), filename=f"game-{found.id}.txt"),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @record.autocomplete("game")
+    async def record_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[int]]:
+        if interaction.guild_id is None:
+            return []
+        typed = str(current).strip().lstrip("#")
+        games = await self.db.recent_games(interaction.guild_id, interaction.user.id, limit=25)
+        choices = []
+        for game in games:
+            if typed and not str(game.id).startswith(typed):
+                continue
+            state = _state_or_none(game)
+            names = _names(game, state)
+            mine = 0 if game.player_x == interaction.user.id else 1
+            label = (
+                f"#{game.id} {variant_name(game.variant)} vs {names[1 - mine]}: "
+                f"{game_outcome_for(game, interaction.user.id)}"
+            )
+            choices.append(app_commands.Choice(name=label[:100], value=game.id))
+        return choices
+
+    # --- claims on time -----------------------------------------------------------------------
+
+    @app_commands.command(
+        name="claim", description="Claim the game when your opponent has been idle too long"
+    )
+    @app_commands.guild_only()
+    async def claim(self, interaction: discord.Interaction[Any]) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        game = await self.db.get_active_game(interaction.channel_id)
+        if game is None:
+            await self._reply_error(interaction, "There is no game in this channel to claim.")
+            return
+        user = interaction.user.id
+        seat = GameTable.seat_of(game, user)
+        if seat is None:
+            await self._reply_error(interaction, "Only the players of this game can claim it.")
+            return
+        state = self.table.state_of(game)
+        if state.mover == seat:
+            await self._reply_error(
+                interaction, "The game is waiting for you: it is your turn, so you cannot claim."
+            )
+            return
+        settings = await self.db.get_guild_settings(interaction.guild_id)
+        now = self.table.clock()
+        idle = game.idle_seconds(now)
+        left = settings.claim_after_seconds - idle
+        if left > 0:
+            await self._reply_error(
+                interaction,
+                f"Too early to claim: {state.players[state.mover]} has been idle for "
+                f"{duration(idle)}, and a claim needs {duration(settings.claim_after_seconds)} "
+                f"without a move. You can claim in {duration(left)}.",
+            )
+            return
+        async with self.table.lock(game.channel_id):
+            fresh = await self.db.get_game(game.id)
+            if fresh is None or fresh.status != "active" or fresh.version != game.version:
+                await self._reply_error(interaction, "The game has moved on; look again.")
+                return
+            try:
+                outcome = await self.table.act(fresh, user, lambda s, seat: s.claim(seat), "claim")
+            except EngineError as exc:
+                await self._reply_error(interaction, exc.message)
+                return
+            except ConflictError:
+                await self._reply_error(
+                    interaction, "Someone acted on this game at the same moment; look again."
+                )
+                return
+        idle_user = GameTable.user_of(game, state.mover)
+        header = (
+            f"{interaction.user.mention} claims the game on time: {mention(idle_user)} "
+            f"did not move for {duration(idle)}."
+        )
+        await self._send_result(interaction, outcome, header)
+
+    async def _send_result(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state = outcome.state
+        lines = [header, f"**Game over.** {result_text(state, state.players)}"]
+        finished = outcome.finished
+        if finished is not None:
+            changes = []
+            for seat in (0, 1):
+                change = finished.change_for(GameTable.user_of(outcome.game, seat), state.variant)
+                if change is not None:
+                    changes.append(
+                        f"{state.players[seat]} {change.after.rating:.0f} ({change.delta:+.0f})"
+                    )
+            if changes:
+                lines.append("Ratings: " + ", ".join(changes))
+        png = await self.table.render(state)
+        await interaction.response.send_message(
+            "\n".join(lines)[:1900],
+            file=discord.File(io.BytesIO(png), filename=BOARD_FILE),
+            allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
+        )
+
+    # --- settings -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _settings_embed(settings: GuildSettings, title: str) -> discord.Embed:
+        embed = discord.Embed(title=title, colour=discord.Colour.dark_teal())
+        embed.add_field(
+            name="Reminder after", value=duration(settings.reminder_after_seconds), inline=True
+        )
+        embed.add_field(
+            name="Claim allowed after", value=duration(settings.claim_after_seconds), inline=True
+        )
+        embed.add_field(
+            name="Challenges expire after",
+            value=duration(settings.challenge_expiry_seconds),
+            inline=True,
+        )
+        return embed
+
+    @app_commands.command(name="settings", description="Show or change this server's timers")
+    @app_commands.describe(
+        reminder_hours="Remind the player to act after this many idle hours",
+        claim_hours="Let the waiting player /claim after this many idle hours",
+        challenge_minutes="Challenges expire after this many minutes",
+    )
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        reminder_hours: app_commands.Range[int, 1, MAX_HOURS] | None = None,
+        claim_hours: app_commands.Range[int, 1, MAX_HOURS] | None = None,
+        challenge_minutes: app_commands.Range[int, 1, MAX_CHALLENGE_MINUTES] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        # default_permissions only hides the command by default; server admins can override
+        # that in the integration settings, so the permission is checked here too.
+        if not interaction.permissions.manage_guild:
+            await self._reply_error(interaction, MANAGE_GUILD_REFUSAL)
+            return
+        current = await self.db.get_guild_settings(interaction.guild_id)
+        if reminder_hours is None and claim_hours is None and challenge_minutes is None:
+            await interaction.response.send_message(
+                embed=self._settings_embed(current, "Settings of this server"), ephemeral=True
+            )
+            return
+        reminder = (
+            current.reminder_after_seconds if reminder_hours is None else reminder_hours * 3600
+        )
+        claim = current.claim_after_seconds if claim_hours is None else claim_hours * 3600
+        if reminder >= claim:
+            await self._reply_error(
+                interaction,
+                f"The reminder ({duration(reminder)}) must come before the claim time "
+                f"({duration(claim)}). Nothing was changed.",
+            )
+            return
+        new = await self.db.set_guild_settings(
+            interaction.guild_id,
+            reminder_after_seconds=reminder,
+            claim_after_seconds=claim,
+            challenge_expiry_seconds=None if challenge_minutes is None else challenge_minutes * 60,
+        )
+        log.info("guild %s settings changed by %s: %s", new.guild_id, interaction.user.id, new)
+        await interaction.response.send_message(
+            embed=self._settings_embed(new, "Settings updated"), ephemeral=True
+        )
+
+    # --- reminders ----------------------------------------------------------------------------
+
+    @tasks.loop(seconds=60)
+    async def reminder_loop(self) -> None:
+        try:
+            await self.sweep()
+        except Exception:
+            log.exception("the reminder sweep failed")
+
+    @reminder_loop.before_loop
+    async def _before_reminders(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def sweep(self) -> int:
+        """Post the due reminders and claim notices; returns how many were posted.
+
+        A game idle past the claim time gets one claim notice (telling the waiting player he
+        may /claim); one idle past the reminder time gets one reminder (mentioning the player
+        to act). Each is posted once per idle period: ``reminded_at`` records it, and any action
+        clears it.
+        """
+        now = self.table.clock()
+        settings: dict[int, GuildSettings] = {}
+        posted = 0
+        seen: set[int] = set()
+        for game in await self.db.claimable_games(now):
+            seen.add(game.id)
+            if game.guild_id not in settings:
+                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
+            claim_at = game.last_action_at + settings[game.guild_id].claim_after_seconds
+            if game.reminded_at is not None and game.reminded_at >= claim_at:
+                continue  # already told in this idle period
+            posted += await self._notify(game, now, settings[game.guild_id], claim=True)
+        for game in await self.db.games_needing_reminder(now):
+            if game.id in seen:
+                continue
+            if game.guild_id not in settings:
+                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
+            posted += await self._notify(game, now, settings[game.guild_id], claim=False)
+        return posted
+
+    async def _notify(
+        self, game: Game, now: float, settings: GuildSettings, *, claim: bool
+    ) -> bool:
+        async with self.table.lock(game.channel_id):
+            fresh = await self.db.get_game(game.id)
+            # The game may have moved on between the query and the lock.
+            if fresh is None or fresh.status != "active" or fresh.version != game.version:
+                return False
+            state = _state_or_none(fresh)
+            if state is None or state.is_over:
+                return False
+            idle_user = GameTable.user_of(fresh, state.mover)
+            waiting_user = GameTable.user_of(fresh, 1 - state.mover)
+            idle = duration(fresh.idle_seconds(now))
+            what = variant_name(fresh.variant)
+            if claim:
+                text = (
+                    f"{mention(waiting_user)}, {mention(idle_user)} has not moved for {idle} "
+                    f"in your {what} game: you may claim the win with /claim."
+                )
+            else:
+                text = (
+                    f"{mention(idle_user)}, it is your turn in your {what} game against "
+                    f"{mention(waiting_user)} (no move for {idle}). After "
+                    f"{duration(settings.claim_after_seconds)} without a move, your opponent "
+                    "may claim the game with /claim."
+                )
+            # Marked first: at most one notice per idle period even if the bot dies right
+            # after posting, and no retry every sweep when posting fails (channel gone, no
+            # access), which would only repeat the failure.
+            await self.db.mark_reminded(fresh.id, now=now)
+            return await self._post(fresh.channel_id, text)
+
+    async def _post(self, channel_id: int, text: str) -> bool:
+        try:
+            channel = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
+            if not isinstance(channel, discord.abc.Messageable):
+                return False
+            await channel.send(text, allowed_mentions=discord.AllowedMentions(users=True))
+        except discord.HTTPException as exc:
+            log.warning("could not post a reminder in channel %s: %s", channel_id, exc)
+            return False
+        return True
+
+
+async def setup(bot: commands.Bot) -> None:
+    table = getattr(bot, "table", None)
+    if not isinstance(table, GameTable):
+        raise RuntimeError("the bot must create its GameTable before loading cogs.league")
+    await bot.add_cog(League(bot, table))

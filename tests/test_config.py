@@ -431,3 +431,10 @@ async def test_check_failure_is_shown_to_user_not_logged_as_error(
         await tree.on_error(interaction, app_commands.CheckFailure("Not in this channel."))
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert interaction.response.sent == [("Not in this channel.", True)]
+
+
+def test_dice_seed_is_optional_and_must_be_a_whole_number(tmp_path: Path) -> None:
+    assert load_config(make_env(tmp_path)).dice_seed is None
+    assert load_config(make_env(tmp_path, DICE_SEED="42")).dice_seed == 42
+    with pytest.raises(ConfigError, match="DICE_SEED"):
+        load_config(make_env(tmp_path, DICE_SEED="abc"))

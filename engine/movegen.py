@@ -40,30 +40,32 @@ def _leaves(
     # Doubles: where steps commute, sources in non-increasing order reach every result.
     ordered = use_order and variant.steps_commute and len(set(numbers)) == 1
 
+    def record(node: Position, path: tuple[Step, ...]) -> None:
+        uses_high = len(path) == 1 and path[0].die == high
+        leaf = leaves.get(node)
+        if leaf is None or len(path) > len(leaf.steps):
+            leaves[node] = _Leaf(path, uses_high)
+        elif len(path) == len(leaf.steps) and uses_high:
+            leaf.high = True
+
     def walk(node: Position, left: tuple[int, ...], path: tuple[Step, ...]) -> None:
         moved = False
         if node.off[0] < NUM_CHECKERS and left:
-            tried: set[int] = set()
             max_src = path[-1].src if ordered and path else BAR
-            for i, die in enumerate(left):
-                if die in tried:
-                    continue
-                tried.add(die)
-                rest = left[:i] + left[i + 1 :]
+            for die in (left[0],) if left[0] == left[-1] else (left[0], left[1]):
+                rest = left[1:] if die == left[0] else left[:1] + left[2:]
                 for step, after in variant.steps(node, die, max_src):
                     moved = True
+                    if not rest:  # the last die: a leaf, deduplicated by record()
+                        record(after, (*path, step))
+                        continue
                     key = (after, rest)
                     if key in seen:
                         continue
                     seen.add(key)
                     walk(after, rest, (*path, step))
         if not moved:
-            uses_high = len(path) == 1 and path[0].die == high
-            leaf = leaves.get(node)
-            if leaf is None or len(path) > len(leaf.steps):
-                leaves[node] = _Leaf(path, uses_high)
-            elif len(path) == len(leaf.steps) and uses_high:
-                leaf.high = True
+            record(node, path)
 
     walk(pos, numbers, ())
     return leaves

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
 from typing import NamedTuple
 
 from engine.position import Position
@@ -27,24 +25,30 @@ class Step(NamedTuple):
     effect: str = NONE
 
 
-@dataclass(frozen=True, eq=False)
 class Play:
     """A legal play: the steps that realise it and the position it leads to.
 
     Two plays are the same play iff ``after`` is equal (RULES §2.6). The canonical ``text``
     (RULES §7.6) is written on first use: a listing that only needs positions (a bot checking
-    for a forced move, a lookahead) does not pay for formatting hundreds of texts.
+    for a forced move, a lookahead) does not pay for formatting hundreds of texts. A plain
+    slotted class, treated as immutable: listings create hundreds of these.
     """
 
-    steps: tuple[Step, ...]
-    before: Position
-    after: Position
+    __slots__ = ("_text", "after", "before", "steps")
 
-    @cached_property
+    def __init__(self, steps: tuple[Step, ...], before: Position, after: Position) -> None:
+        self.steps = steps
+        self.before = before
+        self.after = after
+        self._text: str | None = None
+
+    @property
     def text(self) -> str:
-        from engine.notation import format_play
+        if self._text is None:
+            from engine.notation import format_play  # notation imports this module
 
-        return format_play(self.before, self.after, self.steps)
+            self._text = format_play(self.before, self.after, self.steps)
+        return self._text
 
     @property
     def dice_used(self) -> int:
@@ -55,3 +59,6 @@ class Play:
 
     def __hash__(self) -> int:
         return hash((self.before, self.after))
+
+    def __repr__(self) -> str:
+        return f"Play({self.text!r})"

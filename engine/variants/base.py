@@ -56,6 +56,8 @@ class Variant:
     #: doubles search may take sources in non-increasing order (gnubg's trick). False where a
     #: step can unlock hitting (Dutch) or release a blot for a later hit (NeverFinishing).
     steps_commute: ClassVar[bool] = True
+    #: Whether ``update_flags`` can change anything (Dutch's unlock); skipped otherwise.
+    tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
     blot_effect: ClassVar[str | None] = HIT
 
@@ -168,6 +170,13 @@ class Variant:
             if X in pts[p]:
                 highest = p
                 break
+        # Hot loop: locals and tuple.__new__ (skipping the named tuple's Python-level
+        # constructor) roughly halve the cost of a step.
+        new = tuple.__new__
+        variant, bar, reserve, off = pos.variant, pos.bar, pos.reserve, pos.off
+        unlocked = pos.unlocked
+        is_open = self.is_open
+        flags = self.update_flags if self.tracks_unlock else None
         bear_off: bool | None = None  # evaluated lazily: most steps never reach off
         for src in range(min(highest, max_src), 0, -1):
             stack = pts[src]
@@ -176,27 +185,27 @@ class Variant:
             dst = src - die
             if dst >= 1:
                 target = pts[dst]
-                if not self.is_open(pos, target):
+                if not is_open(pos, target):
                     continue
-                # Own or empty point: the common case needs no landing rules.
-                landings = (
-                    ((target + X, NONE, 0),)
-                    if not target or target[-1] == X
-                    else self.landings(pos, target)
-                )
-                for new_stack, effect, hit in landings:
+                if not target or target[-1] == X:
+                    # Own or empty point: the common case needs no landing rules.
+                    new_pts = list(pts)
+                    new_pts[src] = stack[:-1]
+                    new_pts[dst] = target + X
+                    flag = unlocked if flags is None else flags(pos, dst)
+                    after = new(Position, (variant, tuple(new_pts), bar, reserve, off, flag))
+                    out.append((new(Step, (src, dst, die, NONE)), after))
+                    continue
+                for new_stack, effect, hit in self.landings(pos, target):
                     new_pts = list(pts)
                     new_pts[src] = stack[:-1]
                     new_pts[dst] = new_stack
-                    after = Position(
-                        pos.variant,
-                        tuple(new_pts),
-                        (pos.bar[0], pos.bar[1] + hit),
-                        pos.reserve,
-                        pos.off,
-                        self.update_flags(pos, dst),
+                    flag = unlocked if flags is None else flags(pos, dst)
+                    after = new(
+                        Position,
+                        (variant, tuple(new_pts), (bar[0], bar[1] + hit), reserve, off, flag),
                     )
-                    out.append((Step(src, dst, die, effect), after))
+                    out.append((new(Step, (src, dst, die, effect)), after))
             else:
                 if bear_off is None:
                     bear_off = self.may_bear_off(pos, highest)
@@ -204,15 +213,11 @@ class Variant:
                     continue
                 new_pts = list(pts)
                 new_pts[src] = stack[:-1]
-                after = Position(
-                    pos.variant,
-                    tuple(new_pts),
-                    pos.bar,
-                    pos.reserve,
-                    (pos.off[0] + 1, pos.off[1]),
-                    self.update_flags(pos, OFF),
+                flag = unlocked if flags is None else flags(pos, OFF)
+                after = new(
+                    Position, (variant, tuple(new_pts), bar, reserve, (off[0] + 1, off[1]), flag)
                 )
-                out.append((Step(src, OFF, die, NONE), after))
+                out.append((new(Step, (src, OFF, die, NONE)), after))
         return out
 
     def can_step(self, pos: Position) -> bool:

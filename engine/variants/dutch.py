@@ -23,6 +23,7 @@ class Dutch(Variant):
     has_bar = True
     has_reserve = True
     steps_commute = False
+    tracks_unlock = True
     markers: ClassVar[frozenset[str]] = frozenset("*")
 
     def __init__(self, must_enter_all: bool = False) -> None:

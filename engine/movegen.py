@@ -38,7 +38,7 @@ def _leaves(
     seen: set[tuple[Position, tuple[int, ...]]] = set()
     high = max(numbers)
     # Doubles: where steps commute, sources in non-increasing order reach every result.
-    ordered = use_order and variant.steps_commute and len(set(numbers)) == 1
+    ordered = use_order and len(set(numbers)) == 1 and variant.steps_commute(pos)
 
     def record(node: Position, path: tuple[Step, ...]) -> None:
         uses_high = len(path) == 1 and path[0].die == high

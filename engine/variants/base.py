@@ -52,10 +52,6 @@ class Variant:
     marker_required_on_blot: ClassVar[bool] = False
     #: Stacks may hold both colours (covering variants and blocking).
     mixed_stacks: ClassVar[bool] = False
-    #: X's steps with the same die commute: no step can enable a step from a higher point, so a
-    #: doubles search may take sources in non-increasing order (gnubg's trick). False where a
-    #: step can unlock hitting (Dutch) or release a blot for a later hit (NeverFinishing).
-    steps_commute: ClassVar[bool] = True
     #: Whether ``update_flags`` can change anything (Dutch's unlock); skipped otherwise.
     tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
@@ -136,6 +132,13 @@ class Variant:
         return 1
 
     # --- single-die steps (RULES §2.2) -------------------------------------------------------
+
+    def steps_commute(self, pos: Position) -> bool:
+        """Whether X's steps with one die value commute in ``pos``: no step can enable a step
+        from a higher point, so a doubles search may take sources in non-increasing order
+        (gnubg's trick). Variants where a step can unlock hitting or release a blot override it.
+        """
+        return True
 
     def steps(self, pos: Position, die: int, max_src: int = BAR) -> list[tuple[Step, Position]]:
         """Every single-die step X can make with ``die`` (from points up to ``max_src``), with

@@ -22,7 +22,6 @@ class Dutch(Variant):
     )
     has_bar = True
     has_reserve = True
-    steps_commute = False
     tracks_unlock = True
     markers: ClassVar[frozenset[str]] = frozenset("*")
 
@@ -51,6 +50,10 @@ class Dutch(Variant):
         if pos.reserve[0] > 0:
             return (True, not self.must_enter_all)
         return (False, True)
+
+    def steps_commute(self, pos: Position) -> bool:
+        # While locked, a step that reaches home can allow a later hit from a higher point.
+        return pos.unlocked[0]
 
     def update_flags(self, pos: Position, dst: int) -> tuple[bool, bool]:
         # §3.6.4: unlocked the first time a checker stands home or is borne off, for good.

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.dice import ChainDice
-from engine.position import NUM_CHECKERS, Position
+from engine.position import NUM_CHECKERS, O, Position, X
 
 if TYPE_CHECKING:
     from engine.movegen import _Leaf
@@ -37,6 +37,27 @@ def pending_after(dice: ChainDice) -> tuple[int, ...]:
     return _ALL_NUMBERS[4 * dice.value :]
 
 
+def _run_bound(pos: Position, left: int) -> int:
+    """An upper bound on the run from ``pos``: when an X checker is covered outside the home
+    board X can never bear off during this run (the opponent does not move), so each number
+    played uses that many pips of the distance his movable checkers still have to point 1.
+    """
+    if not any(X in stack[: stack.rfind(O)] for stack in pos.points[7:]):
+        return left
+    room = 24 * pos.reserve[0]
+    for point in range(2, 25):
+        stack = pos.points[point]
+        if stack:
+            room += (point - 1) * stack[stack.rfind(O) + 1 :].count(X)
+    played = 0
+    for die in _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]:
+        room -= die
+        if room < 0:
+            break
+        played += 1
+    return played
+
+
 def longest_run(variant: Variant, pos: Position, left: int) -> int:
     """Most of the last ``left`` pending numbers X can play in order from ``pos``."""
     if left == 0:
@@ -45,6 +66,7 @@ def longest_run(variant: Variant, pos: Position, left: int) -> int:
     cached = _memo.get(key)
     if cached is not None:
         return cached
+    bound = _run_bound(pos, left)
     die = _ALL_NUMBERS[-left]
     best = 0
     for _, after in variant.steps(pos, die):
@@ -54,7 +76,7 @@ def longest_run(variant: Variant, pos: Position, left: int) -> int:
         length = 1 + longest_run(variant, after, left - 1)
         if length > best:
             best = length
-            if best >= left:
+            if best >= bound:  # nothing can do better
                 break
     if len(_memo) >= MEMO_LIMIT:
         _memo.clear()

@@ -42,7 +42,7 @@ def _run_bound(pos: Position, left: int) -> int:
     board X can never bear off during this run (the opponent does not move), so each number
     played uses that many pips of the distance his movable checkers still have to point 1.
     """
-    if not any(X in stack[: stack.rfind(O)] for stack in pos.points[7:]):
+    if not any(X in stack[: stack.rfind(O)] for stack in pos.points[7:] if O in stack):
         return left
     room = 24 * pos.reserve[0]
     for point in range(2, 25):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import VARIANTS, get_variant, parse_play
+from engine import VARIANTS, express, get_variant, parse_play
 from engine.game import GAME_OVER, MATCH_OVER
 from engine.movegen import _leaves
 from engine.play import HIT
@@ -94,3 +94,38 @@ def test_doubles_ordering_shortcut_finds_every_result(seed: int, variant: str) -
             assert {p for p, leaf in fast.items() if len(leaf.steps) == best} == {
                 p for p, leaf in full.items() if len(leaf.steps) == best
             }
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=SEEDS)
+def test_express_run_bound_never_cuts_a_longer_run(seed: int) -> None:
+    """The pip-room bound of the Express lookahead is a true upper bound: on the positions of
+    a random game, the bounded search finds the same run length as the plain search."""
+    rules = get_variant("blocking-express")
+    for state, _, _ in random_decisions("blocking-express", seed, max_decisions=40):
+        pos = state.position_for(state.mover)
+        for left in (24, 12, 8):
+            bound = express._run_bound(pos, left)
+            express._memo.clear()
+            plain = _plain_run(rules, pos, left, {})
+            assert plain <= bound or plain == express.GAME_WON
+            express._memo.clear()
+            assert express.longest_run(rules, pos, left) == plain
+
+
+def _plain_run(rules, pos, left, memo):  # type: ignore[no-untyped-def]
+    """Longest run by exhaustive search, without bounds or shortcuts (the reference)."""
+    if left == 0:
+        return 0
+    if (pos, left) in memo:
+        return memo[(pos, left)]
+    best = 0
+    for _, after in rules.steps(pos, express._ALL_NUMBERS[-left]):
+        if after.off[0] == 15:
+            best = express.GAME_WON
+            break
+        best = max(best, 1 + _plain_run(rules, after, left - 1, memo))
+        if best >= left:
+            break
+    memo[(pos, left)] = best
+    return best

@@ -73,7 +73,8 @@ def longest_run(variant: Variant, pos: Position, left: int) -> int:
         if after.off[0] == NUM_CHECKERS:
             best = GAME_WON
             break
-        length = 1 + longest_run(variant, after, left - 1)
+        further = longest_run(variant, after, left - 1)
+        length = GAME_WON if further >= GAME_WON else 1 + further  # every win is equal
         if length > best:
             best = length
             if best >= bound:  # nothing can do better
@@ -93,6 +94,7 @@ def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf],
         used = len(leaf.steps)
         if used < dice.copies:
             return used
-        return used + longest_run(variant, after, left)
+        further = longest_run(variant, after, left)
+        return GAME_WON if further >= GAME_WON else used + further
 
     return score

@@ -124,7 +124,8 @@ def _plain_run(rules, pos, left, memo):  # type: ignore[no-untyped-def]
         if after.off[0] == 15:
             best = express.GAME_WON
             break
-        best = max(best, 1 + _plain_run(rules, after, left - 1, memo))
+        further = _plain_run(rules, after, left - 1, memo)
+        best = max(best, express.GAME_WON if further >= express.GAME_WON else 1 + further)
         if best >= left:
             break
     memo[(pos, left)] = best

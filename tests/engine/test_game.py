@@ -178,3 +178,34 @@ def test_json_round_trip(seed: int, variant: str) -> None:
         again = GameState.from_json(state.to_json())
         assert again == state
         assert again.to_json() == state.to_json()
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["classic", "pin", "pin-mother", "blocking", "blocking-express", "dutch", "neverfinishing"],
+)
+def test_match_play_ends_when_a_player_reaches_the_length(variant: str) -> None:
+    rng = random.Random(variant)  # a str seed is stable across runs
+    state = GameState.new(variant, ("A", "B"), rng, match_length=3)
+    games = 1
+    for _ in range(20000):
+        if state.phase == MATCH_OVER:
+            break
+        if state.phase == GAME_OVER:
+            # The match goes on only while nobody has 3 points.
+            assert max(state.score) < 3
+            state = state.next_game(rng)
+            games += 1
+        elif state.phase == ROLL:
+            state = state.roll(state.turn, rng)
+        elif state.phase == DOUBLE:
+            state = state.take(state.mover, rng)
+        else:
+            plays = state.legal_plays()
+            state = state._apply(min(plays, key=lambda p: p.after.pips("X")), rng, auto=False)
+    assert state.phase == MATCH_OVER
+    assert state.match_winner is not None and state.score[state.match_winner] >= 3
+    assert state.game_number == games
+    assert sum(1 for line in state.record if line.startswith("result:")) == games
+    if variant in ("pin", "pin-mother") and state.result and state.result.kind != "mother":
+        assert games == 1  # pip-count scores end a 3-point match at once

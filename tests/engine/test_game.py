@@ -209,3 +209,10 @@ def test_match_play_ends_when_a_player_reaches_the_length(variant: str) -> None:
     assert sum(1 for line in state.record if line.startswith("result:")) == games
     if variant in ("pin", "pin-mother") and state.result and state.result.kind != "mother":
         assert games == 1  # pip-count scores end a 3-point match at once
+
+
+def test_pin_mother_plakoto_setup_option() -> None:
+    state = GameState.new("pin-mother", ("A", "B"), random.Random(1), setup="plakoto")
+    board = state.board
+    assert board.points[24] == "X" * 15 and board.points[1] == "O" * 15
+    assert GameState.from_json(state.to_json()).setup == "plakoto"

@@ -18,3 +18,11 @@ async def guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, An
 
 def mention(user_id: int) -> str:
     return f"<@{user_id}>"
+
+
+async def reply_error(interaction: discord.Interaction[Any], message: str) -> None:
+    """Tell only the person who asked what is wrong (ephemeral), whatever was sent before."""
+    if interaction.response.is_done():
+        await interaction.followup.send(message, ephemeral=True)
+    else:
+        await interaction.response.send_message(message, ephemeral=True)

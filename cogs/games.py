@@ -7,6 +7,7 @@ engine messages verbatim (what is wrong and what would be legal) as ephemeral re
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 import logging
 import re
 from typing import Any
@@ -15,8 +16,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.common import guarded, mention
-from cogs.table import GameTable, Outcome
+from cogs.common import guarded, mention, reply_error
+from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from render.game_scene import result_text
@@ -26,7 +27,6 @@ log = logging.getLogger(__name__)
 
 VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
 MAX_MATCH_LENGTH = 25
-SHOWN_LEGAL = 8
 BOARD_FILE = "board.png"
 
 
@@ -156,17 +156,11 @@ class Games(commands.Cog):
 
     # --- helpers ----------------------------------------------------------------------------
 
-    async def _reply_error(self, interaction: discord.Interaction[Any], message: str) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
-        else:
-            await interaction.response.send_message(message, ephemeral=True)
-
     async def _active_game(self, interaction: discord.Interaction[Any]) -> Game | None:
         assert interaction.channel_id is not None
         game = await self.db.get_active_game(interaction.channel_id)
         if game is None:
-            await self._reply_error(
+            await reply_error(
                 interaction, "There is no game in this channel. Start one with /challenge."
             )
         return game
@@ -216,24 +210,24 @@ class Games(commands.Cog):
         self,
         interaction: discord.Interaction[Any],
         game: Game,
-        action: Any,
+        action: Action,
         kind: str,
-        header: Any,
+        header: Callable[[Outcome], str],
         text: str = "",
     ) -> None:
         """Apply an action under the channel lock; reply with the board or the reason why not."""
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
             if fresh is None or fresh.status != "active":
-                await self._reply_error(interaction, "This game is over.")
+                await reply_error(interaction, "This game is over.")
                 return
             try:
                 outcome = await self.table.act(fresh, interaction.user.id, action, kind, text)
             except EngineError as exc:
-                await self._reply_error(interaction, exc.message)
+                await reply_error(interaction, exc.message)
                 return
             except ConflictError:
-                await self._reply_error(
+                await reply_error(
                     interaction, "Someone acted on this game at the same moment; look again."
                 )
                 return
@@ -259,22 +253,20 @@ class Games(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         if opponent.id == interaction.user.id:
-            await self._reply_error(interaction, "You cannot challenge yourself.")
+            await reply_error(interaction, "You cannot challenge yourself.")
             return
         if opponent.bot:
-            await self._reply_error(interaction, "Bots do not play here; challenge a person.")
+            await reply_error(interaction, "Bots do not play here; challenge a person.")
             return
         if await self.db.get_active_game(interaction.channel_id) is not None:
-            await self._reply_error(
+            await reply_error(
                 interaction,
                 "A game is already in progress in this channel. Finish it, or start a thread.",
             )
             return
         now = self.table.clock()
         if await self.db.get_open_challenge(interaction.channel_id, now=now) is not None:
-            await self._reply_error(
-                interaction, "There is already an open challenge in this channel."
-            )
+            await reply_error(interaction, "There is already an open challenge in this channel.")
             return
         settings = await self.db.get_guild_settings(interaction.guild_id)
         challenge = await self.db.create_challenge(
@@ -322,27 +314,23 @@ class Games(commands.Cog):
         else:
             challenge = await self.db.get_challenge(challenge_id)
         if challenge is None or challenge.status != "open" or challenge.is_expired(now):
-            await self._reply_error(
-                interaction, "There is no open challenge here (it may have expired)."
-            )
+            await reply_error(interaction, "There is no open challenge here (it may have expired).")
             return
         user = interaction.user.id
         if user == challenge.challenger_id:
             if accept:
-                await self._reply_error(interaction, "You cannot accept your own challenge.")
+                await reply_error(interaction, "You cannot accept your own challenge.")
                 return
             status = "cancelled"  # the challenger withdraws it
         elif user == challenge.opponent_id:
             status = "accepted" if accept else "declined"
         else:
-            await self._reply_error(
-                interaction, "Only the challenged player can answer this challenge."
-            )
+            await reply_error(interaction, "Only the challenged player can answer this challenge.")
             return
         async with self.table.lock(challenge.channel_id):
             if not accept:
                 if await self.db.set_challenge_status(challenge.id, status) is None:
-                    await self._reply_error(interaction, "This challenge was already answered.")
+                    await reply_error(interaction, "This challenge was already answered.")
                     return
                 await interaction.response.send_message(
                     f"The challenge by {mention(challenge.challenger_id)} was {status}.",
@@ -364,10 +352,10 @@ class Games(commands.Cog):
                 # Marks the challenge accepted in the same transaction that creates the game.
                 outcome = await self.table.start(challenge, names)
             except ChannelBusyError:
-                await self._reply_error(interaction, "A game is already running in this channel.")
+                await reply_error(interaction, "A game is already running in this channel.")
                 return
             except ConflictError:
-                await self._reply_error(
+                await reply_error(
                     interaction, "This challenge was already answered or has expired."
                 )
                 return
@@ -432,14 +420,12 @@ class Games(commands.Cog):
     ) -> bool:
         seat = GameTable.seat_of(game, interaction.user.id)
         if seat is None:
-            await self._reply_error(
-                interaction, "You are watching this game; only the players can act."
-            )
+            await reply_error(interaction, "You are watching this game; only the players can act.")
             return False
         state = self.table.state_of(game)
         if state.mover != seat:
             other = state.players[state.mover]
-            await self._reply_error(interaction, f"It is not your turn: waiting for {other}.")
+            await reply_error(interaction, f"It is not your turn: waiting for {other}.")
             return False
         if state.phase != phase:
             if state.phase == ROLL:
@@ -448,7 +434,7 @@ class Games(commands.Cog):
                 hint = "You have been doubled: /take or /pass first."
             else:
                 hint = "Use /move to play your roll."
-            await self._reply_error(interaction, hint)
+            await reply_error(interaction, hint)
             return False
         return True
 
@@ -484,10 +470,10 @@ class Games(commands.Cog):
     ) -> None:
         game = await self.db.get_game(game_id)
         if game is None or game.status != "active":
-            await self._reply_error(interaction, "This game is over.")
+            await reply_error(interaction, "This game is over.")
             return
         if game.version != version:
-            await self._reply_error(interaction, "These buttons belong to an older board.")
+            await reply_error(interaction, "These buttons belong to an older board.")
             return
         await self._cube(interaction, game, action)
 
@@ -534,7 +520,7 @@ class Games(commands.Cog):
         if game is None:
             return
         if GameTable.seat_of(game, interaction.user.id) is None:
-            await self._reply_error(interaction, "Only the players can resign.")
+            await reply_error(interaction, "Only the players can resign.")
             return
         name = _display(interaction.user)
         await self._run_action(
@@ -557,7 +543,7 @@ class Games(commands.Cog):
         moderator = bool(interaction.permissions.manage_messages)
         seat = GameTable.seat_of(game, user)
         if seat is None and not moderator:
-            await self._reply_error(
+            await reply_error(
                 interaction, "Only the players (both agreeing) or a moderator can abort a game."
             )
             return

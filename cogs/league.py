@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.common import guarded, mention
+from cogs.common import guarded, mention, reply_error
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
 from engine.game import GameState
@@ -216,12 +216,6 @@ class League(commands.Cog):
 
     # --- helpers ------------------------------------------------------------------------------
 
-    async def _reply_error(self, interaction: discord.Interaction[Any], message: str) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
-        else:
-            await interaction.response.send_message(message, ephemeral=True)
-
     @staticmethod
     def _target(
         interaction: discord.Interaction[Any], user: discord.User | discord.Member | None
@@ -294,7 +288,7 @@ class League(commands.Cog):
         self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
     ) -> None:
         if interaction.guild_id != guild_id or (board != OVERALL and board not in VARIANTS):
-            await self._reply_error(interaction, "This leaderboard cannot be shown here.")
+            await reply_error(interaction, "This leaderboard cannot be shown here.")
             return
         embed, view = await self.leaderboard_page(guild_id, board, page)
         await interaction.response.edit_message(embed=embed, view=view)
@@ -405,7 +399,7 @@ class League(commands.Cog):
         assert interaction.guild_id is not None
         found = await self.db.get_game(game)
         if found is None or found.guild_id != interaction.guild_id:
-            await self._reply_error(interaction, f"There is no game #{game} on this server.")
+            await reply_error(interaction, f"There is no game #{game} on this server.")
             return
         body = game_record(found).encode("utf-8")
         names = _names(found, _state_or_none(found))
@@ -448,16 +442,16 @@ class League(commands.Cog):
         assert interaction.guild_id is not None and interaction.channel_id is not None
         game = await self.db.get_active_game(interaction.channel_id)
         if game is None:
-            await self._reply_error(interaction, "There is no game in this channel to claim.")
+            await reply_error(interaction, "There is no game in this channel to claim.")
             return
         user = interaction.user.id
         seat = GameTable.seat_of(game, user)
         if seat is None:
-            await self._reply_error(interaction, "Only the players of this game can claim it.")
+            await reply_error(interaction, "Only the players of this game can claim it.")
             return
         state = self.table.state_of(game)
         if state.mover == seat:
-            await self._reply_error(
+            await reply_error(
                 interaction, "The game is waiting for you: it is your turn, so you cannot claim."
             )
             return
@@ -466,7 +460,7 @@ class League(commands.Cog):
         idle = game.idle_seconds(now)
         left = settings.claim_after_seconds - idle
         if left > 0:
-            await self._reply_error(
+            await reply_error(
                 interaction,
                 f"Too early to claim: {state.players[state.mover]} has been idle for "
                 f"{duration(idle)}, and a claim needs {duration(settings.claim_after_seconds)} "
@@ -476,15 +470,15 @@ class League(commands.Cog):
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
             if fresh is None or fresh.status != "active" or fresh.version != game.version:
-                await self._reply_error(interaction, "The game has moved on; look again.")
+                await reply_error(interaction, "The game has moved on; look again.")
                 return
             try:
                 outcome = await self.table.act(fresh, user, lambda s, seat: s.claim(seat), "claim")
             except EngineError as exc:
-                await self._reply_error(interaction, exc.message)
+                await reply_error(interaction, exc.message)
                 return
             except ConflictError:
-                await self._reply_error(
+                await reply_error(
                     interaction, "Someone acted on this game at the same moment; look again."
                 )
                 return
@@ -555,7 +549,7 @@ class League(commands.Cog):
         # default_permissions only hides the command by default; server admins can override
         # that in the integration settings, so the permission is checked here too.
         if not interaction.permissions.manage_guild:
-            await self._reply_error(interaction, MANAGE_GUILD_REFUSAL)
+            await reply_error(interaction, MANAGE_GUILD_REFUSAL)
             return
         current = await self.db.get_guild_settings(interaction.guild_id)
         if reminder_hours is None and claim_hours is None and challenge_minutes is None:
@@ -568,7 +562,7 @@ class League(commands.Cog):
         )
         claim = current.claim_after_seconds if claim_hours is None else claim_hours * 3600
         if reminder >= claim:
-            await self._reply_error(
+            await reply_error(
                 interaction,
                 f"The reminder ({duration(reminder)}) must come before the claim time "
                 f"({duration(claim)}). Nothing was changed.",

@@ -7,9 +7,9 @@ engine messages verbatim (what is wrong and what would be legal) as ephemeral re
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord

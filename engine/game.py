@@ -17,7 +17,7 @@ from engine.errors import GameError
 from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.play import Play, Step
-from engine.position import O, Position, X
+from engine.position import Position, X
 from engine.text import format_position, parse_position
 from engine.variants import Result, Variant, get_variant
 
@@ -521,5 +521,4 @@ __all__ = [
     "GameResult",
     "GameState",
     "LastPlay",
-    "O",
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.play import HIT, NONE, Step
-from engine.position import BAR, EMPTY, NUM_CHECKERS, OFF, Position, X
+from engine.position import BAR, NUM_CHECKERS, OFF, Position, X
 
 #: A landing outcome: (new stack at the destination, effect, O checkers sent to O's bar).
 Landing = tuple[str, str, int]
@@ -50,8 +50,6 @@ class Variant:
     markers: ClassVar[frozenset[str]] = frozenset()
     #: Whether landing on an O blot offers a hit-or-trap choice that must be written (S5).
     marker_required_on_blot: ClassVar[bool] = False
-    #: Stacks may hold both colours (covering variants and blocking).
-    mixed_stacks: ClassVar[bool] = False
     #: Whether ``update_flags`` can change anything (Dutch's unlock); skipped otherwise.
     tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
@@ -83,10 +81,6 @@ class Variant:
     def is_blot(self, stack: str) -> bool:
         """An O blot in the sense of §7.4.3 (a landing there hits/pins/traps)."""
         return stack == "O"
-
-    def has_covered_checker(self, pos: Position) -> bool:
-        """Whether an X checker lies under an O checker (pinned/trapped)."""
-        return False
 
     def valid_stack(self, stack: str) -> bool:
         """Whether the variant can produce this stack (position text validation, §12)."""
@@ -229,12 +223,3 @@ class Variant:
 
     def __repr__(self) -> str:
         return f"<variant {self.id}>"
-
-
-def all_home_stacks(pos: Position) -> bool:
-    """Helper for subclasses: X has no checker above point 6."""
-    return all(X not in pos.points[p] for p in range(7, 25))
-
-
-def empty_points() -> list[str]:
-    return [EMPTY] * 25

@@ -24,7 +24,6 @@ class Blocking(Variant):
         "Stacks are last in, first out: only the top checker may leave. Win: 1 point."
     )
     has_reserve = True
-    mixed_stacks = True
     blot_effect = None
 
     def initial_position(self, setup: str = "") -> Position:
@@ -48,9 +47,6 @@ class Blocking(Variant):
             if stack.count(colour) == 1 and len(stack) > 1 and stack[-1] != colour:
                 return False
         return True
-
-    def has_covered_checker(self, pos: Position) -> bool:
-        return any(X in s and s[-1] == O for s in pos.points)
 
     def entry_mode(self, pos: Position) -> tuple[bool, bool]:
         # A12: all fifteen must enter before any board checker moves.

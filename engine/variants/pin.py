@@ -29,8 +29,6 @@ def x_is_covered(pos: Position) -> bool:
 class CoveringVariant(Variant):
     """Shared rules of the variants where a landing on a blot covers it (pin, pin-mother, nf)."""
 
-    mixed_stacks = True
-
     def is_open(self, pos: Position, stack: str) -> bool:
         # Open: empty, X on top (X only, or X pinning O), or a lone O checker.
         return not stack or stack[-1] == X or stack == O
@@ -43,9 +41,6 @@ class CoveringVariant(Variant):
 
     def valid_stack(self, stack: str) -> bool:
         return covering_stack_ok(stack)
-
-    def has_covered_checker(self, pos: Position) -> bool:
-        return x_is_covered(pos)
 
     def may_bear_off(self, pos: Position, highest: int) -> bool:
         # A9: no bearing off while an own checker is pinned or trapped.

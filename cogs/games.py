@@ -388,7 +388,7 @@ class Games(commands.Cog):
             return
 
         def header(outcome: Outcome) -> str:
-            return _first_line_after(game, outcome) or f"{_display(interaction.user)}: {play}"
+            return outcome.action_line or f"{_display(interaction.user)}: {play}"
 
         await self._run_action(
             interaction, game, lambda s, seat: s.play(seat, play, self.table.rng), "play", header
@@ -591,16 +591,6 @@ suggests your legal plays as you type. Forced moves are played for you.
 **League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file),
 `/claim` (your opponent has been idle too long), `/settings` (server managers).
 """
-
-
-def _first_line_after(game: Game, outcome: Outcome) -> str:
-    """The text of the play just made, from the new state's record."""
-    old = GameState.from_json(game.state_json).record
-    new = outcome.state.record
-    if len(new) > len(old) and new[: len(old)] == old:
-        line = new[len(old)]
-        return line
-    return ""
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -44,6 +44,8 @@ class Outcome:
     #: Lines describing what happened automatically (forced plays, game results, new games).
     events: list[str] = field(default_factory=list)
     finished: FinishedGame | None = None
+    #: The record line the player's own action wrote (e.g. "Alice 65: 24/18 13/8").
+    action_line: str = ""
 
 
 def dice_label(dice: str) -> str:
@@ -157,9 +159,10 @@ class GameTable:
         new_state = action(state, seat)
         events: list[str] = []
         new_state = self._progress(new_state, events)
-        moves = [NewMove(actor_id, kind, text or _last_text(new_state, state))]
+        line = _last_text(new_state, state)
+        moves = [NewMove(actor_id, kind, text or line)]
         moves.extend(NewMove(None, "note", line) for line in events)
-        outcome = Outcome(game, new_state, events)
+        outcome = Outcome(game, new_state, events, action_line=line)
         if new_state.phase == MATCH_OVER:
             return await self._finish(game, new_state, outcome, moves)
         outcome.game = await self.db.commit_action(

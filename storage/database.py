@@ -15,7 +15,7 @@ import asyncio
 import math
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -435,12 +435,13 @@ class Database:
         return self._conn
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction; rolled back on any exception (including cancellation)."""
+    async def _transaction(self, begin: str) -> AsyncIterator[aiosqlite.Connection]:
+        """One transaction, committed at the end and rolled back on any exception (including
+        cancellation); sqlite3 errors surface as StorageError."""
         async with self._lock:
             conn = self._connection()
             try:
-                await conn.execute("BEGIN IMMEDIATE")
+                await conn.execute(begin)
                 yield conn
                 await conn.execute("COMMIT")
             except BaseException as exc:
@@ -450,20 +451,13 @@ class Database:
                     raise StorageError(str(exc)) from exc
                 raise
 
-    @asynccontextmanager
-    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+    def _write(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        """One write transaction (BEGIN IMMEDIATE: no other writer can overtake it)."""
+        return self._transaction("BEGIN IMMEDIATE")
+
+    def _read(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
         """Several reads from one snapshot (a deferred transaction only reads)."""
-        async with self._lock:
-            conn = self._connection()
-            try:
-                await conn.execute("BEGIN")
-                yield conn
-                await conn.execute("COMMIT")
-            except BaseException as exc:
-                await conn.rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise StorageError(str(exc)) from exc
-                raise
+        return self._transaction("BEGIN")
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         async with self._lock:

@@ -60,9 +60,7 @@ async def test_wrong_player_spectator_and_bad_input(table: Table, fake: FakeDisc
 
     assert "not your turn" in await ephemeral(other, "24/18")
     assert "watching" in await ephemeral(carol, "24/18")
-    assert "13/7 is" in (await ephemeral(mover, "13/7(1)")) or "repeat count" in (
-        await ephemeral(mover, "13/7(1)")
-    )
+    assert "repeat count" in await ephemeral(mover, "13/7(1)")
     illegal = await ephemeral(mover, "24/23")
     assert "Legal plays include" in illegal
     assert "no point 30" in await ephemeral(mover, "24/30")

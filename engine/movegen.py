@@ -13,7 +13,7 @@ from collections.abc import Callable
 from engine.dice import ChainDice, Dice, Roll
 from engine.express import run_scorer
 from engine.play import Play, Step
-from engine.position import BAR, NUM_CHECKERS, Position
+from engine.position import BAR, NUM_CHECKERS, O, Position
 from engine.variants import Variant, get_variant
 
 
@@ -39,6 +39,9 @@ def _leaves(
     high = max(numbers)
     # Doubles: where steps commute, sources in non-increasing order reach every result.
     ordered = use_order and len(set(numbers)) == 1 and variant.steps_commute(pos)
+    # ...except a hit on a blot that an earlier, lower step re-exposed (NeverFinishing): such
+    # hits are also tried out of order.
+    reexposing = ordered and variant.reexposes_blots
 
     def record(node: Position, path: tuple[Step, ...]) -> None:
         uses_high = len(path) == 1 and path[0].die == high
@@ -48,13 +51,23 @@ def _leaves(
         elif len(path) == len(leaf.steps) and uses_high:
             leaf.high = True
 
-    def walk(node: Position, left: tuple[int, ...], path: tuple[Step, ...]) -> None:
+    def walk(
+        node: Position,
+        left: tuple[int, ...],
+        path: tuple[Step, ...],
+        max_src: int,
+        exposed: tuple[int, ...],
+    ) -> None:
         moved = False
         if node.off[0] < NUM_CHECKERS and left:
-            max_src = path[-1].src if ordered and path else BAR
             for die in (left[0],) if left[0] == left[-1] else (left[0], left[1]):
                 rest = left[1:] if die == left[0] else left[:1] + left[2:]
-                for step, after in variant.steps(node, die, max_src):
+                candidates = variant.steps(node, die, max_src)
+                for point in exposed:
+                    src = point + die
+                    if max_src < src < BAR and node.points[point] == O:
+                        candidates += variant.steps(node, die, src, src)
+                for step, after in candidates:
                     moved = True
                     if not rest:  # the last die: a leaf, deduplicated by record()
                         record(after, (*path, step))
@@ -63,11 +76,16 @@ def _leaves(
                     if key in seen:
                         continue
                     seen.add(key)
-                    walk(after, rest, (*path, step))
+                    src = step.src
+                    now_exposed = exposed
+                    if reexposing and src < BAR and after.points[src] == O:
+                        now_exposed = (*exposed, src)
+                    # After an out-of-order hit, sources up to the hitter's are open again.
+                    walk(after, rest, (*path, step), src if ordered else BAR, now_exposed)
         if not moved:
             record(node, path)
 
-    walk(pos, numbers, ())
+    walk(pos, numbers, (), BAR, ())
     return leaves
 
 

@@ -50,6 +50,10 @@ class Variant:
     markers: ClassVar[frozenset[str]] = frozenset()
     #: Whether landing on an O blot offers a hit-or-trap choice that must be written (S5).
     marker_required_on_blot: ClassVar[bool] = False
+    #: Whether a step can leave a lone O checker behind it (NeverFinishing: a trapper leaves),
+    #: which a checker from a higher point may then hit: the ordered doubles search also tries
+    #: those hits out of order.
+    reexposes_blots: ClassVar[bool] = False
     #: Whether ``update_flags`` can change anything (Dutch's unlock); skipped otherwise.
     tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
@@ -130,13 +134,16 @@ class Variant:
     def steps_commute(self, pos: Position) -> bool:
         """Whether X's steps with one die value commute in ``pos``: no step can enable a step
         from a higher point, so a doubles search may take sources in non-increasing order
-        (gnubg's trick). Variants where a step can unlock hitting or release a blot override it.
+        (gnubg's trick). Variants where a step can unlock hitting override it. (A step that
+        re-exposes a blot is handled by the search itself, see ``reexposes_blots``.)
         """
         return True
 
-    def steps(self, pos: Position, die: int, max_src: int = BAR) -> list[tuple[Step, Position]]:
-        """Every single-die step X can make with ``die`` (from points up to ``max_src``), with
-        the position it leads to.
+    def steps(
+        self, pos: Position, die: int, max_src: int = BAR, min_src: int = 1
+    ) -> list[tuple[Step, Position]]:
+        """Every single-die step X can make with ``die`` (from points ``min_src..max_src``),
+        with the position it leads to.
 
         Never mutates ``pos``. In NeverFinishing a landing on a blot yields two steps (hit, trap).
         """
@@ -175,7 +182,7 @@ class Variant:
         is_open = self.is_open
         flags = self.update_flags if self.tracks_unlock else None
         bear_off: bool | None = None  # evaluated lazily: most steps never reach off
-        for src in range(min(highest, max_src), 0, -1):
+        for src in range(min(highest, max_src), min_src - 1, -1):
             stack = pts[src]
             if not stack or stack[-1] != X:
                 continue

@@ -27,14 +27,12 @@ class NeverFinishing(CoveringVariant):
     markers: ClassVar[frozenset[str]] = frozenset("*^")
     marker_required_on_blot = True
     blot_effect = TRAP
+    # A trapper leaving its point releases the blot; a checker from a higher point may then
+    # hit it, which no ordered twin does (trapping it again is the same as landing first).
+    reexposes_blots = True
 
     def initial_position(self, setup: str = "") -> Position:
         return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
-
-    def steps_commute(self, pos: Position) -> bool:
-        # A trapper leaving its point releases a blot that a checker from a higher point may
-        # then hit; without traps at the start, every order of steps has an ordered twin.
-        return not any(stack[:1] == O and X in stack for stack in pos.points)
 
     def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
         if stack == O:

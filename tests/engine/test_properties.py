@@ -105,10 +105,10 @@ def test_express_run_bound_never_cuts_a_longer_run(seed: int) -> None:
     for state, _, _ in random_decisions("blocking-express", seed, max_decisions=40):
         pos = state.position_for(state.mover)
         for left in (24, 12, 8):
-            bound = express._run_bound(pos, left)
+            bound = express._room_bound(pos, left) if express._never_bears_off(pos) else left
             express._memo.clear()
             plain = _plain_run(rules, pos, left, {})
-            assert plain <= bound or plain == express.GAME_WON
+            assert plain <= bound
             express._memo.clear()
             assert express.longest_run(rules, pos, left) == plain
 
@@ -122,10 +122,9 @@ def _plain_run(rules, pos, left, memo):  # type: ignore[no-untyped-def]
     best = 0
     for _, after in rules.steps(pos, express._ALL_NUMBERS[-left]):
         if after.off[0] == 15:
-            best = express.GAME_WON
+            best = left  # bearing off the 15th checker counts as every pending number
             break
-        further = _plain_run(rules, after, left - 1, memo)
-        best = max(best, express.GAME_WON if further >= express.GAME_WON else 1 + further)
+        best = max(best, 1 + _plain_run(rules, after, left - 1, memo))
         if best >= left:
             break
     memo[(pos, left)] = best

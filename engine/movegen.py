@@ -13,7 +13,7 @@ from collections.abc import Callable
 from engine.dice import ChainDice, Dice, Roll
 from engine.express import run_scorer
 from engine.play import Play, Step
-from engine.position import BAR, NUM_CHECKERS, O, Position
+from engine.position import BAR, NUM_CHECKERS, O, Position, X
 from engine.variants import Variant, get_variant
 
 
@@ -42,6 +42,7 @@ def _leaves(
     # ...except a hit on a blot that an earlier, lower step re-exposed (NeverFinishing): such
     # hits are also tried out of order.
     reexposing = ordered and variant.reexposes_blots
+    single = len(numbers) == 1
 
     def record(node: Position, path: tuple[Step, ...]) -> None:
         uses_high = len(path) == 1 and path[0].die == high
@@ -65,12 +66,15 @@ def _leaves(
                 candidates = variant.steps(node, die, max_src)
                 for point in exposed:
                     src = point + die
-                    if max_src < src < BAR and node.points[point] == O:
+                    pts = node.points
+                    if max_src < src < BAR and pts[point] == O and pts[src][-1:] == X:
                         candidates += variant.steps(node, die, src, src)
                 for step, after in candidates:
                     moved = True
-                    if not rest:  # the last die: a leaf, deduplicated by record()
-                        record(after, (*path, step))
+                    if not rest:  # the last die: a leaf, deduplicated by position
+                        leaf = _Leaf((*path, step), single and die == high)
+                        if leaves.setdefault(after, leaf) is not leaf:
+                            record(after, leaf.steps)  # rare: reached again
                         continue
                     key = (after, rest)
                     if key in seen:
@@ -92,21 +96,21 @@ def _leaves(
 def _select(
     leaves: dict[Position, _Leaf],
     dice: Dice,
-    score: Callable[[Position, _Leaf], int],
+    score: Callable[[Position, _Leaf], int] | None,
 ) -> list[tuple[Position, _Leaf]]:
-    """Maximality (§2.5.1, §6.2 via ``score``) and the higher-die rule (§2.5.2)."""
-    scored = [(score(p, leaf), p, leaf) for p, leaf in leaves.items()]
-    best = max(s for s, _, _ in scored)
-    chosen = [(p, leaf) for s, p, leaf in scored if s == best]
+    """Maximality (§2.5.1 by dice used, or §6.2 via ``score``) and the higher-die rule (§2.5.2)."""
+    if score is None:
+        best = max(len(leaf.steps) for leaf in leaves.values())
+        chosen = [(p, leaf) for p, leaf in leaves.items() if len(leaf.steps) == best]
+    else:
+        scored = [(score(p, leaf), p, leaf) for p, leaf in leaves.items()]
+        best = max(s for s, _, _ in scored)
+        chosen = [(p, leaf) for s, p, leaf in scored if s == best]
     if isinstance(dice, Roll) and not dice.is_double and best == 1:
         with_high = [(p, leaf) for p, leaf in chosen if leaf.high]
         if with_high:
             chosen = with_high
     return chosen
-
-
-def _dice_used(pos: Position, leaf: _Leaf) -> int:
-    return len(leaf.steps)
 
 
 def legal_plays(pos: Position, dice: Dice) -> list[Play]:
@@ -117,8 +121,6 @@ def legal_plays(pos: Position, dice: Dice) -> list[Play]:
     """
     variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
-    score: Callable[[Position, _Leaf], int] = _dice_used
-    if isinstance(dice, ChainDice):
-        score = run_scorer(variant, dice)
+    score = run_scorer(variant, dice) if isinstance(dice, ChainDice) else None
     chosen = _select(leaves, dice, score)
     return [Play(leaf.steps, pos, after) for after, leaf in chosen]

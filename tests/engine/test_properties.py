@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import VARIANTS, express, get_variant, parse_play
+from engine import VARIANTS, express, get_variant, legal_plays, parse_play, parse_position
 from engine.game import GAME_OVER, MATCH_OVER
 from engine.movegen import _leaves
 from engine.play import HIT
@@ -94,6 +94,24 @@ def test_doubles_ordering_shortcut_finds_every_result(seed: int, variant: str) -
             assert {p for p, leaf in fast.items() if len(leaf.steps) == best} == {
                 p for p, leaf in full.items() if len(leaf.steps) == best
             }
+
+
+def test_ordered_doubles_search_hits_a_re_exposed_blot() -> None:
+    """NeverFinishing: both trappers leave 19 (re-exposing the blot), then both checkers from 20
+    land there, the first one hitting. No play in source order reaches that result (landing on
+    19 first would find it still trapped), so the ordered search must try the hit out of order.
+    """
+    pos, dice = parse_position(
+        "neverfinishing | 20:X2 19:O1+X2 6:X11 1:O14 | bar 0/0 | res 0/0 | off 0/0 | 11"
+    )
+    assert dice is not None
+    plays = legal_plays(pos, dice)
+    hit_both_ways = [p for p in plays if p.after.points[19] == "XX" and p.after.points[18] == "XX"]
+    assert [p.after.bar for p in hit_both_ways] == [(0, 1)]
+    assert parse_play(pos, plays, "19/18(2) 20/19*(2)").after == hit_both_ways[0].after
+    rules = get_variant("neverfinishing")
+    full = _leaves(rules, pos, dice.numbers, use_order=False)
+    assert set(_leaves(rules, pos, dice.numbers)) == set(full)
 
 
 @settings(max_examples=15, deadline=None)

@@ -9,6 +9,7 @@ rule, the Express run rule and the higher-die rule select the legal ones.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from engine.dice import ChainDice, Dice, Roll
 from engine.express import run_scorer
@@ -17,12 +18,11 @@ from engine.position import BAR, NUM_CHECKERS, O, Position, X
 from engine.variants import Variant, get_variant
 
 
-class _Leaf:
-    __slots__ = ("high", "steps")
+class _Leaf(NamedTuple):
+    """One realising path of a result. A named tuple: listings create a thousand of these."""
 
-    def __init__(self, steps: tuple[Step, ...], high: bool) -> None:
-        self.steps = steps
-        self.high = high  # realisable by a path that uses the higher die (higher-die rule)
+    steps: tuple[Step, ...]
+    high: bool  # realisable by a path that uses the higher die (higher-die rule)
 
 
 def _leaves(
@@ -43,6 +43,7 @@ def _leaves(
     # hits are also tried out of order.
     reexposing = ordered and variant.reexposes_blots
     single = len(numbers) == 1
+    new_leaf = tuple.__new__  # skips the named tuple's Python-level constructor
 
     def record(node: Position, path: tuple[Step, ...]) -> None:
         uses_high = len(path) == 1 and path[0].die == high
@@ -50,7 +51,7 @@ def _leaves(
         if leaf is None or len(path) > len(leaf.steps):
             leaves[node] = _Leaf(path, uses_high)
         elif len(path) == len(leaf.steps) and uses_high:
-            leaf.high = True
+            leaves[node] = _Leaf(leaf.steps, True)
 
     def walk(
         node: Position,
@@ -72,7 +73,7 @@ def _leaves(
                 for step, after in candidates:
                     moved = True
                     if not rest:  # the last die: a leaf, deduplicated by position
-                        leaf = _Leaf((*path, step), single and die == high)
+                        leaf = new_leaf(_Leaf, ((*path, step), single and die == high))
                         if leaves.setdefault(after, leaf) is not leaf:
                             record(after, leaf.steps)  # rare: reached again
                         continue

@@ -149,7 +149,10 @@ class Variant:
         """
         out: list[tuple[Step, Position]] = []
         pts = pos.points
-        may_enter, board_allowed = self.entry_mode(pos)
+        if pos.bar[0] == 0 and pos.reserve[0] == 0:
+            may_enter, board_allowed = False, True  # nothing to enter: the common case
+        else:
+            may_enter, board_allowed = self.entry_mode(pos)
         if may_enter and max_src == BAR:
             dst = BAR - die
             stack = pts[dst]

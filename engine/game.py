@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -89,7 +90,8 @@ class GameState:
     cube_owner: int | None = None
     crawford: bool = False  # the current game is the Crawford game
     crawford_done: bool = False
-    setup: str = ""
+    #: Rule options of this match (RULES names, sorted), e.g. ``("mustEnterAll",)``.
+    options: tuple[str, ...] = ()
     last: LastPlay | None = None
     result: GameResult | None = None
     match_winner: int | None = None
@@ -104,18 +106,30 @@ class GameState:
         players: tuple[str, str],
         rng: random.Random,
         match_length: int = 1,
-        setup: str = "",
+        options: Collection[str] = (),
     ) -> GameState:
-        variant = get_variant(variant_id)
+        try:
+            variant = get_variant(variant_id, options)
+        except ValueError as exc:
+            raise GameError("E_GAME", str(exc)) from None
         if match_length < 1:
             raise GameError("E_GAME", "A match is at least 1 point long.")
-        board = variant.initial_position(setup)
-        state = cls(variant_id, players, board, 0, ROLL, match_length=match_length, setup=setup)
+        board = variant.initial_position()
+        state = cls(
+            variant_id,
+            players,
+            board,
+            0,
+            ROLL,
+            match_length=match_length,
+            options=tuple(sorted(set(options))),
+        )
         return state._start_game(rng, None)
 
     @property
     def rules(self) -> Variant:
-        return get_variant(self.variant)
+        """The variant's rules with this match's options."""
+        return get_variant(self.variant, self.options)
 
     def _start_game(self, rng: random.Random, starter: int | None) -> GameState:
         variant = self.rules
@@ -123,7 +137,7 @@ class GameState:
         lines.append(f"game {self.game_number}")
         state = replace(
             self,
-            board=variant.initial_position(self.setup),
+            board=variant.initial_position(),
             cube=1,
             cube_owner=None,
             chain=None,
@@ -179,7 +193,7 @@ class GameState:
         dice = self.current_dice()
         if dice is None:
             return []
-        return legal_plays(self.position_for(self.mover), dice)
+        return legal_plays(self.position_for(self.mover), dice, self.rules)
 
     def can_double(self, seat: int) -> bool:
         return (
@@ -437,7 +451,7 @@ class GameState:
             "cube_owner": self.cube_owner,
             "crawford": self.crawford,
             "crawford_done": self.crawford_done,
-            "setup": self.setup,
+            "options": list(self.options),
             "last": None
             if self.last is None
             else {
@@ -493,7 +507,8 @@ class GameState:
             cube_owner=d["cube_owner"],
             crawford=d["crawford"],
             crawford_done=d["crawford_done"],
-            setup=d["setup"],
+            # Saved before options existed: the plakoto setup was a field of its own.
+            options=tuple(d.get("options", ("plakoto",) if d.get("setup") == "plakoto" else ())),
             last=None
             if last is None
             else LastPlay(

@@ -114,13 +114,15 @@ def _select(
     return chosen
 
 
-def legal_plays(pos: Position, dice: Dice) -> list[Play]:
+def legal_plays(pos: Position, dice: Dice, variant: Variant | None = None) -> list[Play]:
     """All distinct legal plays of ``dice`` in ``pos`` (X to play), each exactly once.
 
+    ``variant``: the rules with a game's options (default: the plain rules of ``pos.variant``).
     In generation order (deterministic); sort by ``text`` where an order is shown. With no
     legal step the list holds the empty play only.
     """
-    variant = get_variant(pos.variant)
+    if variant is None:
+        variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
     score = run_scorer(variant, dice) if isinstance(dice, ChainDice) else None
     chosen = _select(leaves, dice, score)

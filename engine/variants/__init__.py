@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from engine.variants.base import Result, Variant
 from engine.variants.blocking import Blocking, BlockingExpress
 from engine.variants.classic import Classic
@@ -23,9 +25,19 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
-def get_variant(variant_id: str) -> Variant:
-    """The rules of ``variant_id``; raises KeyError for an unknown id."""
-    return VARIANTS[variant_id]
+_CONFIGURED: dict[tuple[str, frozenset[str]], Variant] = {}
+
+
+def get_variant(variant_id: str, options: Collection[str] = ()) -> Variant:
+    """The rules of ``variant_id`` with rule ``options`` on; raises KeyError for an unknown id
+    and ValueError for an option the variant does not have."""
+    if not options:
+        return VARIANTS[variant_id]
+    key = (variant_id, frozenset(options))
+    configured = _CONFIGURED.get(key)
+    if configured is None:
+        configured = _CONFIGURED[key] = VARIANTS[variant_id].with_options(key[1])
+    return configured
 
 
 __all__ = ["VARIANTS", "Result", "Variant", "get_variant"]

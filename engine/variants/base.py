@@ -6,6 +6,8 @@ hooks and never test a variant id, so a variant is entirely described by its cla
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -39,8 +41,13 @@ class Variant:
     rules_card: ClassVar[str] = ""
     #: Classic plays the opening dice; the seed variants re-roll (RULES §2.1).
     plays_opening_dice: ClassVar[bool] = False
-    #: Later games of a match: the previous winner starts (pin-mother, neverfinishing).
-    previous_winner_starts: ClassVar[bool] = False
+    #: Later games of a match: the previous winner starts (pin-mother, neverfinishing; the
+    #: ``previousWinner`` option elsewhere). Not a ClassVar: an option sets it per instance.
+    previous_winner_starts: bool = False
+    #: Rule options this variant accepts (RULES names), each with a one-line description.
+    options: ClassVar[dict[str, str]] = {
+        "previousWinner": "the winner of a game starts the next one (firstPlayer, A2)",
+    }
     has_cube: ClassVar[bool] = False
     has_bar: ClassVar[bool] = False
     has_reserve: ClassVar[bool] = False
@@ -58,6 +65,28 @@ class Variant:
     tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
     blot_effect: ClassVar[str | None] = HIT
+
+    # --- options -----------------------------------------------------------------------------
+
+    def with_options(self, options: Collection[str]) -> Variant:
+        """This variant with rule ``options`` switched on (a new instance; self if none).
+
+        Raises ValueError naming an option this variant does not have.
+        """
+        chosen = frozenset(options)
+        unknown = sorted(chosen - self.options.keys())
+        if unknown:
+            raise ValueError(f"{self.name} has no option {unknown[0]!r}")
+        if not chosen:
+            return self
+        configured = copy.copy(self)
+        configured.configure(chosen)
+        return configured
+
+    def configure(self, options: frozenset[str]) -> None:
+        """Apply known ``options`` to this fresh copy (subclasses add their own)."""
+        if "previousWinner" in options:
+            self.previous_winner_starts = True
 
     # --- setup -----------------------------------------------------------------------------
 

@@ -25,9 +25,17 @@ class Dutch(Variant):
     tracks_unlock = True
     markers: ClassVar[frozenset[str]] = frozenset("*")
 
-    def __init__(self, must_enter_all: bool = False) -> None:
-        # A16: the older rule (enter all fifteen first) is an option, off by default.
-        self.must_enter_all = must_enter_all
+    options: ClassVar[dict[str, str]] = {
+        **Variant.options,
+        "mustEnterAll": "all fifteen must enter before any checker moves (A16)",
+    }
+    # A16: the older rule (enter all fifteen first) is an option, off by default.
+    must_enter_all = False
+
+    def configure(self, options: frozenset[str]) -> None:
+        super().configure(options)
+        if "mustEnterAll" in options:
+            self.must_enter_all = True
 
     def initial_position(self, setup: str = "") -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))

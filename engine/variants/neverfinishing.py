@@ -23,6 +23,7 @@ class NeverFinishing(CoveringVariant):
         "none."
     )
     previous_winner_starts = True
+    options: ClassVar[dict[str, str]] = {}  # the previous winner starts already
     has_bar = True
     markers: ClassVar[frozenset[str]] = frozenset("*^")
     marker_required_on_blot = True

@@ -101,9 +101,18 @@ class PinMother(Pin):
         "leave. Both mothers pinned: a tie. The winner of a game starts the next one."
     )
     previous_winner_starts = True
+    options: ClassVar[dict[str, str]] = {
+        "plakoto": "Plakoto setup: all fifteen start on the 24-point (A4)",
+    }
+    plakoto = False
+
+    def configure(self, options: frozenset[str]) -> None:
+        super().configure(options)
+        if "plakoto" in options:
+            self.plakoto = True
 
     def initial_position(self, setup: str = "") -> Position:
-        if setup == "plakoto":  # A4: the Plakoto array, all 15 on the 24-point
+        if setup == "plakoto" or self.plakoto:  # A4: the Plakoto array, all 15 on the 24-point
             return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
         return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 

@@ -10,9 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(command: str, stdin: str) -> list[object]:
+def run(command: str, stdin: str, *args: str) -> list[object]:
     proc = subprocess.run(
-        [sys.executable, "-m", "engine", command],
+        [sys.executable, "-m", "engine", command, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -57,3 +57,12 @@ def test_apply_reports_play_after_and_result() -> None:
     assert isinstance(out[2], dict) and out[2]["error"] == "E_HIT_OR_TRAP_REQUIRED"
     assert isinstance(out[3], dict) and out[3]["play"] == "15/8^" and out[3]["result"] is None
     assert isinstance(out[4], dict) and out[4]["error"] == "E_POSITION"
+
+
+def test_rule_options() -> None:
+    line = "dutch | 20:X1 1:O1 | bar 0/0 | res 14/14 | off 0/0 | unlocked X=no O=no | 31\n"
+    assert "20/16" in run("legal", line)[0]  # type: ignore[operator]
+    assert run("legal", line, "--option", "mustEnterAll") == [["bar/24 bar/22"]]
+    out = run("legal", line, "--option", "plakoto")
+    assert isinstance(out[0], dict) and out[0]["error"] == "E_POSITION"
+    assert "plakoto" in out[0]["message"]

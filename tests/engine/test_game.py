@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import GameError, Roll, parse_position
+from engine import GameError, IllegalPlayError, Roll, parse_position
 from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, ROLL, Chain, GameState
 
 from .playout import random_decisions
@@ -212,7 +213,50 @@ def test_match_play_ends_when_a_player_reaches_the_length(variant: str) -> None:
 
 
 def test_pin_mother_plakoto_setup_option() -> None:
-    state = GameState.new("pin-mother", ("A", "B"), random.Random(1), setup="plakoto")
+    state = GameState.new("pin-mother", ("A", "B"), random.Random(1), options=("plakoto",))
     board = state.board
     assert board.points[24] == "X" * 15 and board.points[1] == "O" * 15
-    assert GameState.from_json(state.to_json()).setup == "plakoto"
+    again = GameState.from_json(state.to_json())
+    assert again.options == ("plakoto",) and again.rules.initial_position() == board
+    # A state saved before options existed kept the setup in a field of its own.
+    old = state.to_dict()
+    del old["options"]
+    old["setup"] = "plakoto"
+    assert GameState.from_dict(old).options == ("plakoto",)
+
+
+DUTCH_WITH_RESERVE = "dutch | 20:X1 1:O1 | bar 0/0 | res 14/14 | off 0/0 | unlocked X=no O=no | 31"
+
+
+def test_dutch_must_enter_all_option() -> None:
+    """A16: entering is optional once the bar is empty; the mustEnterAll option makes every
+    step an entry while checkers remain in the reserve (the older rule)."""
+    board, dice = parse_position(DUTCH_WITH_RESERVE)
+    assert dice is not None
+    plain = GameState("dutch", ("A", "B"), board, 0, MOVE, dice)
+    strict = replace(plain, options=("mustEnterAll",))
+    assert {p.text for p in plain.legal_plays()} == {
+        "20/16",
+        "bar/21",
+        "bar/22 20/19",
+        "bar/24 20/17",
+        "bar/24 bar/22",
+    }
+    assert [p.text for p in strict.legal_plays()] == ["bar/24 bar/22"]
+    with pytest.raises(IllegalPlayError):
+        strict.play(0, "20/16", random.Random(1))
+    assert GameState.from_json(strict.to_json()).options == ("mustEnterAll",)
+
+
+def test_previous_winner_option_lets_the_winner_start() -> None:
+    rng = random.Random(3)
+    state = GameState.new("classic", ("A", "B"), rng, match_length=9, options=("previousWinner",))
+    nxt = state.resign(1).next_game(rng)  # A wins the first game
+    assert nxt.turn == 0 and any("won the previous game" in line for line in nxt.record)
+
+
+def test_unknown_option_is_refused() -> None:
+    with pytest.raises(GameError, match="mustEnterAll"):
+        GameState.new("classic", ("A", "B"), random.Random(1), options=("mustEnterAll",))
+    with pytest.raises(GameError):  # the previous winner starts in NeverFinishing already
+        GameState.new("neverfinishing", ("A", "B"), random.Random(1), options=("previousWinner",))

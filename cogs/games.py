@@ -241,6 +241,7 @@ class Games(commands.Cog):
         opponent="Who you want to play",
         variant="Which game to play",
         length="Match length in points (default 1: a single game)",
+        options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
     )
     @app_commands.choices(variant=VARIANT_CHOICES)
     @app_commands.guild_only()
@@ -250,8 +251,14 @@ class Games(commands.Cog):
         opponent: discord.Member,
         variant: app_commands.Choice[str],
         length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
+        options: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        try:
+            chosen = parse_rule_options(variant.value, options or "")
+        except ValueError as exc:
+            await reply_error(interaction, str(exc))
+            return
         if opponent.id == interaction.user.id:
             await reply_error(interaction, "You cannot challenge yourself.")
             return
@@ -278,6 +285,7 @@ class Games(commands.Cog):
             now=now,
             match_length=length,
             expires_at=now + settings.challenge_expiry_seconds,
+            options=chosen,
         )
         view = discord.ui.View(timeout=None)
         view.add_item(ChallengeButton("accept", challenge.id))
@@ -286,13 +294,33 @@ class Games(commands.Cog):
         minutes = max(1, settings.challenge_expiry_seconds // 60)
         await interaction.response.send_message(
             f"{opponent.mention}, {interaction.user.mention} challenges you to "
-            f"**{get_variant(variant.value).name}**{match}. Accept or decline within "
+            f"**{get_variant(variant.value).name}**{match}"
+            f"{describe_options(variant.value, chosen)}. Accept or decline within "
             f"{minutes} min (buttons, /accept or /decline).",
             view=view,
             allowed_mentions=discord.AllowedMentions(users=[opponent]),
         )
         message = await interaction.original_response()
         await self.db.set_challenge_message(challenge.id, message.id)
+
+    @challenge.autocomplete("options")
+    async def challenge_options_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The chosen variant's options; what is typed so far is kept in front of each."""
+        variant = VARIANTS.get(str(getattr(interaction.namespace, "variant", "") or ""))
+        if variant is None:
+            return []
+        done, _, partial = current.rpartition(",")
+        prefix = ", ".join(p.strip() for p in done.split(",") if p.strip())
+        taken = {p.strip().lower() for p in done.split(",")}
+        choices = []
+        for name, about in variant.options.items():
+            if name.lower() in taken or not name.lower().startswith(partial.strip().lower()):
+                continue
+            value = f"{prefix}, {name}" if prefix else name
+            choices.append(app_commands.Choice(name=f"{value} - {about}"[:100], value=value))
+        return choices[:25]
 
     @app_commands.command(name="accept", description="Accept the challenge in this channel")
     @app_commands.guild_only()
@@ -362,6 +390,7 @@ class Games(commands.Cog):
         header = (
             f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} (dark)"
             + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+            + describe_options(challenge.variant, challenge.options)
         )
         opening = outcome.state.record
         header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
@@ -572,6 +601,12 @@ class Games(commands.Cog):
     ) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
+        if rules.options:
+            embed.add_field(
+                name="Options (/challenge ... options:)",
+                value="\n".join(f"`{name}`: {about}" for name, about in rules.options.items()),
+                inline=False,
+            )
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with this bot")
@@ -580,8 +615,33 @@ class Games(commands.Cog):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 
+def parse_rule_options(variant_id: str, text: str) -> tuple[str, ...]:
+    """Option names typed by a player (comma or space separated, any case), checked against
+    the variant; ValueError with a message for the player."""
+    rules = get_variant(variant_id)
+    by_lower = {name.lower(): name for name in rules.options}
+    chosen = set()
+    for word in re.split(r"[\s,]+", text.strip()):
+        if not word:
+            continue
+        name = by_lower.get(word.lower())
+        if name is None:
+            offered = ", ".join(f"`{n}`" for n in rules.options) or "none"
+            raise ValueError(f"{rules.name} has no option `{word}`. Its options: {offered}.")
+        chosen.add(name)
+    return tuple(sorted(chosen))
+
+
+def describe_options(variant_id: str, options: tuple[str, ...]) -> str:
+    if not options:
+        return ""
+    about = get_variant(variant_id).options
+    return ", with " + "; ".join(about[name] for name in options)
+
+
 HELP_TEXT = """\
-**Start**: `/challenge @someone variant [length]`, then the opponent presses Accept (or `/accept`).
+**Start**: `/challenge @someone variant [length] [options]`, then the opponent presses Accept
+(or `/accept`). `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`).
 **Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` bears off,
 `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot move. The move box
 suggests your legal plays as you type. Forced moves are played for you.

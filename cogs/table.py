@@ -129,7 +129,11 @@ class GameTable:
         assert challenge.opponent_id is not None
         events: list[str] = []
         state = GameState.new(
-            challenge.variant, names, self.rng, match_length=challenge.match_length
+            challenge.variant,
+            names,
+            self.rng,
+            match_length=challenge.match_length,
+            options=challenge.options,
         )
         state = self._progress(state, events)
         game = await self.db.create_game(

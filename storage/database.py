@@ -67,7 +67,7 @@ _GAME_COLUMNS = (
 )
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, challenger_id, opponent_id, variant, match_length, message_id, "
-    "status, created_at, expires_at, game_id"
+    "status, created_at, expires_at, game_id, options"
 )
 _STATS_COLUMNS = (
     "guild_id",
@@ -218,6 +218,7 @@ def _challenge(row: sqlite3.Row) -> Challenge:
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         game_id=row["game_id"],
+        options=tuple(name for name in row["options"].split(",") if name),
     )
 
 
@@ -543,8 +544,12 @@ class Database:
         match_length: int = 1,
         expires_at: float | None = None,
         message_id: int | None = None,
+        options: Sequence[str] = (),
     ) -> Challenge:
         """Open a challenge in a channel (``opponent_id`` None: anyone may accept).
+
+        ``options``: rule options for the game (RULES names; the caller checks them against
+        the variant).
 
         ``expires_at`` defaults to ``now`` + the guild's challenge expiry. Open challenges of
         this channel already past their expiry are expired first. Raises
@@ -558,6 +563,10 @@ class Database:
             raise InvalidInputError("a player cannot challenge themselves")
         _check_variant(variant)
         _check_count("match_length", match_length, 1, 10_000)
+        names = sorted({_check_text("option", o) for o in options})
+        if not all(name.isalnum() for name in names):
+            raise InvalidInputError("an option name is letters and digits only")
+        option_text = ",".join(names)
         now = _check_time("now", now)
         _check_optional_id("message_id", message_id)
         if expires_at is not None:
@@ -587,8 +596,8 @@ class Database:
             try:
                 cursor = await conn.execute(
                     "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
-                    "variant, match_length, message_id, status, created_at, expires_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                    "variant, match_length, message_id, status, created_at, expires_at, "
+                    "options) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)",
                     (
                         guild_id,
                         channel_id,
@@ -599,6 +608,7 @@ class Database:
                         message_id,
                         now,
                         expires_at,
+                        option_text,
                     ),
                 )
             except sqlite3.IntegrityError as exc:
@@ -620,6 +630,7 @@ class Database:
             now,
             expires_at,
             None,
+            tuple(name for name in option_text.split(",") if name),
         )
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:

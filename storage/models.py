@@ -69,6 +69,7 @@ class Challenge:
     created_at: float
     expires_at: float
     game_id: int | None  # set when the challenge was accepted
+    options: tuple[str, ...] = ()  # rule options for the game (RULES names, sorted)
 
     def is_expired(self, now: float) -> bool:
         return self.status == "expired" or (self.status == "open" and self.expires_at <= now)

@@ -154,12 +154,16 @@ class Table:
         self.interactions += 1
         return handle
 
-    async def challenge(self, variant: str, length: int = 1) -> InteractionHandle:
+    async def challenge(
+        self, variant: str, length: int = 1, options: str | None = None
+    ) -> InteractionHandle:
+        extra = {} if options is None else {"options": options}
         handle = await self.send(
             await self.fake.slash(
                 self.alice,
                 self.channel,
                 "challenge",
+                extra,
                 opponent=self.bob,
                 variant=variant,
                 length=length,

@@ -193,6 +193,45 @@ async def test_abort_needs_both_players_or_a_moderator(table: Table, fake: FakeD
     assert await table.game() is None
 
 
+async def test_challenge_with_rule_options(table: Table, fake: FakeDiscord) -> None:
+    ac = await fake.autocomplete(
+        table.alice, table.channel, "challenge", "options", variant="dutch", options="must"
+    )
+    assert [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)] == ["mustEnterAll"]
+    ac = await fake.autocomplete(
+        table.alice,
+        table.channel,
+        "challenge",
+        "options",
+        variant="dutch",
+        options="mustenterall, ",
+    )
+    assert [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)] == [
+        "mustenterall, previousWinner"
+    ]
+    wrong = await fake.slash(
+        table.alice,
+        table.channel,
+        "challenge",
+        opponent=table.bob,
+        variant="classic",
+        options="plakoto",
+    )
+    refusal = await wrong.wait_initial(TIMEOUT)
+    assert refusal.ephemeral and "`previousWinner`" in (refusal.content or "")
+    assert await table.db.get_open_challenge(table.channel.id, now=1e12) is None
+
+    accepted = await table.challenge("pin-mother", length=3, options="Plakoto")
+    assert "Plakoto setup" in (accepted.content or "")
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    assert state.options == ("plakoto",)
+    assert state.rules.initial_position().points[24] == "X" * 15
+    board = state.board  # before any move: the opening roll is still to be played
+    assert sorted(board.points[p] for p in (1, 24)) == ["O" * 15, "X" * 15]
+
+
 async def test_challenge_expires(table: Table, fake: FakeDiscord, bot: BackgammonBot) -> None:
     handle = await fake.slash(
         table.alice, table.channel, "challenge", opponent=table.bob, variant="classic"

@@ -35,6 +35,18 @@ async def test_guild_settings_defaults_and_partial_update(db: Database) -> None:
     assert await db.get_guild_settings(GUILD) == changed
 
 
+async def test_challenge_keeps_its_rule_options(db: Database) -> None:
+    challenge = await db.create_challenge(
+        GUILD, CHANNEL, 1, 2, "dutch", now=1.0, options=("previousWinner", "mustEnterAll")
+    )
+    assert challenge.options == ("mustEnterAll", "previousWinner")
+    assert await db.get_challenge(challenge.id) == challenge
+    plain = await db.create_challenge(GUILD, CHANNEL + 1, 1, 2, "dutch", now=1.0)
+    assert (await db.get_challenge(plain.id)).options == ()  # type: ignore[union-attr]
+    with pytest.raises(InvalidInputError):
+        await db.create_challenge(GUILD, CHANNEL + 2, 1, 2, "dutch", now=1.0, options=("a,b",))
+
+
 async def test_challenge_lifecycle(db: Database) -> None:
     await db.set_guild_settings(GUILD, challenge_expiry_seconds=300)
     challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "dutch", now=100.0, match_length=3)

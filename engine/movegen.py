@@ -77,10 +77,10 @@ def _leaves(
                         if leaves.setdefault(after, leaf) is not leaf:
                             record(after, leaf.steps)  # rare: reached again
                         continue
-                    key = (after, rest)
-                    if key in seen:
+                    expanded = len(seen)
+                    seen.add((after, rest))
+                    if len(seen) == expanded:  # already expanded (one hash, not two)
                         continue
-                    seen.add(key)
                     src = step.src
                     now_exposed = exposed
                     if reexposing and src < BAR and after.points[src] == O:

@@ -53,6 +53,10 @@ class Variant:
     has_reserve: ClassVar[bool] = False
     #: Express chains (RULES §6).
     chains_doubles: ClassVar[bool] = False
+    #: Blocking's rules in counts: with O frozen during X's run, X's moves depend only on how
+    #: many free X checkers each point holds, which points O owns (exactly one O checker) and
+    #: where X has covered checkers; the Express lookahead then uses its fast exact methods.
+    runs_on_counts: ClassVar[bool] = False
     #: Markers a player may write (RULES §7.3 S4).
     markers: ClassVar[frozenset[str]] = frozenset()
     #: Whether landing on an O blot offers a hit-or-trap choice that must be written (S5).

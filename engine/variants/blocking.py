@@ -25,6 +25,7 @@ class Blocking(Variant):
     )
     has_reserve = True
     blot_effect = None
+    runs_on_counts = True
 
     def initial_position(self, setup: str = "") -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +11,7 @@ from engine import VARIANTS, express, get_variant, legal_plays, parse_play, pars
 from engine.game import GAME_OVER, MATCH_OVER
 from engine.movegen import _leaves
 from engine.play import HIT
-from engine.position import O, X
+from engine.position import O, Position, X, make_position
 
 from .playout import checker_totals, final_state, random_decisions
 
@@ -117,8 +119,9 @@ def test_ordered_doubles_search_hits_a_re_exposed_blot() -> None:
 @settings(max_examples=15, deadline=None)
 @given(seed=SEEDS)
 def test_express_run_bound_never_cuts_a_longer_run(seed: int) -> None:
-    """The pip-room bound of the Express lookahead is a true upper bound: on the positions of
-    a random game, the bounded search finds the same run length as the plain search."""
+    """The pip-room bound of the Express lookahead is a true upper bound and its greedy run a
+    true lower one: on the positions of a random game, the lookahead finds the same run length
+    as the plain search."""
     rules = get_variant("blocking-express")
     for state, _, _ in random_decisions("blocking-express", seed, max_decisions=40):
         pos = state.position_for(state.mover)
@@ -129,6 +132,51 @@ def test_express_run_bound_never_cuts_a_longer_run(seed: int) -> None:
             assert plain <= bound
             express._memo.clear()
             assert express.longest_run(rules, pos, left) == plain
+            # the greedy run (the lookahead's first try) is a real run
+            numbers = express._ALL_NUMBERS[-left:]
+            board = express._Board(pos)
+            assert express._greedy_run(board, pos.reserve[0], pos.off[0], numbers) <= plain
+
+
+def _random_frozen_board(rng: random.Random, covered_point: int) -> Position:
+    """A random Blocking Express position for X's run, X's reserve empty: O's checkers on
+    random points (owning some), two X checkers covered on ``covered_point`` (none if 0), a
+    few free X checkers; the other checkers are borne off."""
+    stacks: dict[int, str] = {}
+    for point in rng.sample(range(1, 25), rng.randint(2, 8)):
+        stacks[point] = O * rng.choice((1, 1, 2, 3))
+    if covered_point:
+        stacks[covered_point] = "XX" + O * rng.choice((1, 2))
+    for _ in range(rng.randint(1, 6)):
+        point = rng.randint(2, 24)
+        if stacks.get(point, "").count(O) != 1:  # not onto a point O owns
+            stacks[point] = stacks.get(point, "") + X
+    on_board = "".join(stacks.values())
+    off = (15 - on_board.count(X), 15 - on_board.count(O))
+    return make_position("blocking-express", stacks, off=off)
+
+
+@FAST
+@given(seed=SEEDS)
+def test_express_packed_run_matches_plain_search(seed: int) -> None:
+    """Where X cannot bear off during the run (a covered checker outside the home board, or
+    too far from home), his free checkers are independent and the run is solved as a packing
+    problem: it must agree with the plain search."""
+    rules = get_variant("blocking-express")
+    rng = random.Random(seed)
+    packed = 0
+    for _ in range(40):
+        covered_point = rng.choice((0, rng.randint(7, 24), rng.randint(1, 6)))
+        pos = _random_frozen_board(rng, covered_point)
+        left = rng.randint(1, 24)
+        board = express._Board(pos)
+        plain = _plain_run(rules, pos, left, {})
+        if not board.bears_off_within(left):
+            packed += 1
+            assert express._packed_run(board, left) == plain
+        express._memo.clear()
+        assert express.longest_run(rules, pos, left) == plain
+    assert packed
 
 
 def _plain_run(rules, pos, left, memo):  # type: ignore[no-untyped-def]

@@ -94,7 +94,7 @@ class Variant:
 
     # --- setup -----------------------------------------------------------------------------
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         raise NotImplementedError
 
     # --- points and checkers (RULES §3.x.3, §3.x.4) ------------------------------------------

@@ -27,7 +27,7 @@ class Blocking(Variant):
     blot_effect = None
     runs_on_counts = True
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))
 
     def is_open(self, pos: Position, stack: str) -> bool:

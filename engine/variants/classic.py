@@ -33,7 +33,7 @@ class Classic(Variant):
     has_bar = True
     markers: ClassVar[frozenset[str]] = frozenset("*")
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         return make_position(
             self.id,
             {

@@ -37,7 +37,7 @@ class Dutch(Variant):
         if "mustEnterAll" in options:
             self.must_enter_all = True
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))
 
     def is_open(self, pos: Position, stack: str) -> bool:

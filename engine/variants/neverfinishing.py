@@ -32,7 +32,7 @@ class NeverFinishing(CoveringVariant):
     # hit it, which no ordered twin does (trapping it again is the same as landing first).
     reexposes_blots = True
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
 
     def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:

@@ -74,7 +74,7 @@ class Pin(CoveringVariant):
     markers: ClassVar[frozenset[str]] = frozenset("^")
     blot_effect = PIN
 
-    def initial_position(self, setup: str = "") -> Position:
+    def initial_position(self) -> Position:
         return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 
     def landings(self, pos: Position, stack: str) -> tuple[Landing, ...]:
@@ -111,8 +111,8 @@ class PinMother(Pin):
         if "plakoto" in options:
             self.plakoto = True
 
-    def initial_position(self, setup: str = "") -> Position:
-        if setup == "plakoto" or self.plakoto:  # A4: the Plakoto array, all 15 on the 24-point
+    def initial_position(self) -> Position:
+        if self.plakoto:  # A4: the Plakoto array, all 15 on the 24-point
             return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
         return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 

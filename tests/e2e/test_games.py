@@ -165,7 +165,9 @@ async def test_board_rules_help_resign(table: Table, fake: FakeDiscord) -> None:
     board = await fake.slash(table.bob, table.channel, "board")
     assert (await board.wait_initial(TIMEOUT)).files
     rules = await fake.slash(table.bob, table.channel, "rules", variant="blocking-express")
-    assert (await rules.wait_initial(TIMEOUT)).data["embeds"][0]["title"] == "Blocking Express"
+    embed = (await rules.wait_initial(TIMEOUT)).data["embeds"][0]
+    assert embed["title"] == "Blocking Express"
+    assert "`previousWinner`" in embed["fields"][0]["value"]  # the options a challenge can set
     helped = await fake.slash(table.bob, table.channel, "help")
     assert (await helped.wait_initial(TIMEOUT)).ephemeral
     resign = await fake.slash(table.bob, table.channel, "resign")

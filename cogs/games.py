@@ -627,7 +627,8 @@ def parse_rule_options(variant_id: str, text: str) -> tuple[str, ...]:
         name = by_lower.get(word.lower())
         if name is None:
             offered = ", ".join(f"`{n}`" for n in rules.options) or "none"
-            raise ValueError(f"{rules.name} has no option `{word}`. Its options: {offered}.")
+            shown = word if len(word) <= 40 else word[:40] + "..."
+            raise ValueError(f"{rules.name} has no option `{shown}`. Its options: {offered}.")
         chosen.add(name)
     return tuple(sorted(chosen))
 

@@ -44,9 +44,10 @@ class Variant:
     #: Later games of a match: the previous winner starts (pin-mother, neverfinishing; the
     #: ``previousWinner`` option elsewhere). Not a ClassVar: an option sets it per instance.
     previous_winner_starts: bool = False
-    #: Rule options this variant accepts (RULES names), each with a one-line description.
+    #: Rule options this variant accepts (RULES names), each with a description for players.
+    #: ``previousWinner`` is RULES' ``firstPlayer = previousWinner`` (A2).
     options: ClassVar[dict[str, str]] = {
-        "previousWinner": "the winner of a game starts the next one (firstPlayer, A2)",
+        "previousWinner": "the winner of a game starts the next one",
     }
     has_cube: ClassVar[bool] = False
     has_bar: ClassVar[bool] = False

@@ -27,7 +27,7 @@ class Dutch(Variant):
 
     options: ClassVar[dict[str, str]] = {
         **Variant.options,
-        "mustEnterAll": "all fifteen must enter before any checker moves (A16)",
+        "mustEnterAll": "all fifteen must enter before any checker moves",  # A16
     }
     # A16: the older rule (enter all fifteen first) is an option, off by default.
     must_enter_all = False

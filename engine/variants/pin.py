@@ -102,7 +102,7 @@ class PinMother(Pin):
     )
     previous_winner_starts = True
     options: ClassVar[dict[str, str]] = {
-        "plakoto": "Plakoto setup: all fifteen start on the 24-point (A4)",
+        "plakoto": "Plakoto setup: all fifteen start on the 24-point",  # A4
     }
     plakoto = False
 

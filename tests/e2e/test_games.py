@@ -221,6 +221,16 @@ async def test_challenge_with_rule_options(table: Table, fake: FakeDiscord) -> N
     )
     refusal = await wrong.wait_initial(TIMEOUT)
     assert refusal.ephemeral and "`previousWinner`" in (refusal.content or "")
+    long = await fake.slash(
+        table.alice,
+        table.channel,
+        "challenge",
+        opponent=table.bob,
+        variant="dutch",
+        options="x" * 3000,
+    )
+    refusal = await long.wait_initial(TIMEOUT)  # the echoed word is cut, the reply still fits
+    assert refusal.ephemeral and "`mustEnterAll`" in (refusal.content or "")
     assert await table.db.get_open_challenge(table.channel.id, now=1e12) is None
 
     accepted = await table.challenge("pin-mother", length=3, options="Plakoto")

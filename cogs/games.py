@@ -315,11 +315,11 @@ class Games(commands.Cog):
         prefix = ", ".join(p.strip() for p in done.split(",") if p.strip())
         taken = {p.strip().lower() for p in done.split(",")}
         choices = []
-        for name, about in variant.options.items():
+        for name, option in variant.options.items():
             if name.lower() in taken or not name.lower().startswith(partial.strip().lower()):
                 continue
             value = f"{prefix}, {name}" if prefix else name
-            choices.append(app_commands.Choice(name=f"{value} - {about}"[:100], value=value))
+            choices.append(app_commands.Choice(name=f"{value} - {option.about}"[:100], value=value))
         return choices[:25]
 
     @app_commands.command(name="accept", description="Accept the challenge in this channel")
@@ -604,7 +604,7 @@ class Games(commands.Cog):
         if rules.options:
             embed.add_field(
                 name="Options (/challenge ... options:)",
-                value="\n".join(f"`{name}`: {about}" for name, about in rules.options.items()),
+                value="\n".join(f"`{name}`: {o.about}" for name, o in rules.options.items()),
                 inline=False,
             )
         await interaction.response.send_message(embed=embed, ephemeral=True)
@@ -636,8 +636,8 @@ def parse_rule_options(variant_id: str, text: str) -> tuple[str, ...]:
 def describe_options(variant_id: str, options: tuple[str, ...]) -> str:
     if not options:
         return ""
-    about = get_variant(variant_id).options
-    return ", with " + "; ".join(about[name] for name in options)
+    known = get_variant(variant_id).options
+    return ", with " + "; ".join(known[name].about for name in options)
 
 
 HELP_TEXT = """\

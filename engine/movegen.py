@@ -65,9 +65,9 @@ def _leaves(
             for die in (left[0],) if left[0] == left[-1] else (left[0], left[1]):
                 rest = left[1:] if die == left[0] else left[:1] + left[2:]
                 candidates = variant.steps(node, die, max_src)
+                pts = node.points
                 for point in exposed:
                     src = point + die
-                    pts = node.points
                     if max_src < src < BAR and pts[point] == O and pts[src][-1:] == X:
                         candidates += variant.steps(node, die, src, src)
                 for step, after in candidates:

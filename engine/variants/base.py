@@ -9,13 +9,21 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from engine.play import HIT, NONE, Step
 from engine.position import BAR, NUM_CHECKERS, OFF, Position, X
 
 #: A landing outcome: (new stack at the destination, effect, O checkers sent to O's bar).
 Landing = tuple[str, str, int]
+
+
+class RuleOption(NamedTuple):
+    """A rule option: the boolean attribute of the variant it switches on, and what it does
+    (shown to players)."""
+
+    flag: str
+    about: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +52,12 @@ class Variant:
     #: Later games of a match: the previous winner starts (pin-mother, neverfinishing; the
     #: ``previousWinner`` option elsewhere). Not a ClassVar: an option sets it per instance.
     previous_winner_starts: bool = False
-    #: Rule options this variant accepts (RULES names), each with a description for players.
-    #: ``previousWinner`` is RULES' ``firstPlayer = previousWinner`` (A2).
-    options: ClassVar[dict[str, str]] = {
-        "previousWinner": "the winner of a game starts the next one",
+    #: Rule options this variant accepts (RULES names). ``previousWinner`` is RULES'
+    #: ``firstPlayer = previousWinner`` (A2).
+    options: ClassVar[dict[str, RuleOption]] = {
+        "previousWinner": RuleOption(
+            "previous_winner_starts", "the winner of a game starts the next one"
+        ),
     }
     has_cube: ClassVar[bool] = False
     has_bar: ClassVar[bool] = False
@@ -85,13 +95,9 @@ class Variant:
         if not chosen:
             return self
         configured = copy.copy(self)
-        configured.configure(chosen)
+        for name in chosen:
+            setattr(configured, self.options[name].flag, True)
         return configured
-
-    def configure(self, options: frozenset[str]) -> None:
-        """Apply known ``options`` to this fresh copy (subclasses add their own)."""
-        if "previousWinner" in options:
-            self.previous_winner_starts = True
 
     # --- setup -----------------------------------------------------------------------------
 

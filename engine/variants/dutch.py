@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.play import HIT, NONE
 from engine.position import NUM_CHECKERS, O, Position, X, make_position
-from engine.variants.base import Landing, Result, Variant
+from engine.variants.base import Landing, Result, RuleOption, Variant
 
 
 class Dutch(Variant):
@@ -25,17 +25,14 @@ class Dutch(Variant):
     tracks_unlock = True
     markers: ClassVar[frozenset[str]] = frozenset("*")
 
-    options: ClassVar[dict[str, str]] = {
-        **Variant.options,
-        "mustEnterAll": "all fifteen must enter before any checker moves",  # A16
-    }
     # A16: the older rule (enter all fifteen first) is an option, off by default.
     must_enter_all = False
-
-    def configure(self, options: frozenset[str]) -> None:
-        super().configure(options)
-        if "mustEnterAll" in options:
-            self.must_enter_all = True
+    options: ClassVar[dict[str, RuleOption]] = {
+        **Variant.options,
+        "mustEnterAll": RuleOption(
+            "must_enter_all", "all fifteen must enter before any checker moves"
+        ),
+    }
 
     def initial_position(self) -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))

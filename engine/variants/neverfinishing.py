@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.play import HIT, NONE, TRAP
 from engine.position import O, Position, X, make_position
-from engine.variants.base import Landing, Result
+from engine.variants.base import Landing, Result, RuleOption
 from engine.variants.pin import CoveringVariant
 
 
@@ -23,7 +23,7 @@ class NeverFinishing(CoveringVariant):
         "none."
     )
     previous_winner_starts = True
-    options: ClassVar[dict[str, str]] = {}  # the previous winner starts already
+    options: ClassVar[dict[str, RuleOption]] = {}  # the previous winner starts already
     has_bar = True
     markers: ClassVar[frozenset[str]] = frozenset("*^")
     marker_required_on_blot = True

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from engine.play import NONE, PIN
 from engine.position import NUM_CHECKERS, O, Position, X, make_position
-from engine.variants.base import Landing, Result, Variant
+from engine.variants.base import Landing, Result, RuleOption, Variant
 
 
 def covering_stack_ok(stack: str) -> bool:
@@ -101,15 +101,10 @@ class PinMother(Pin):
         "leave. Both mothers pinned: a tie. The winner of a game starts the next one."
     )
     previous_winner_starts = True
-    options: ClassVar[dict[str, str]] = {
-        "plakoto": "Plakoto setup: all fifteen start on the 24-point",  # A4
+    plakoto = False  # A4: the option of the Plakoto setup
+    options: ClassVar[dict[str, RuleOption]] = {
+        "plakoto": RuleOption("plakoto", "Plakoto setup: all fifteen start on the 24-point"),
     }
-    plakoto = False
-
-    def configure(self, options: frozenset[str]) -> None:
-        super().configure(options)
-        if "plakoto" in options:
-            self.plakoto = True
 
     def initial_position(self) -> Position:
         if self.plakoto:  # A4: the Plakoto array, all 15 on the 24-point

@@ -1,0 +1,1 @@
+"""Computer players for every variant (uses ``engine/``; never Discord, Pillow or SQL)."""

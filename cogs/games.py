@@ -21,7 +21,7 @@ from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from render.game_scene import result_text
-from storage import ChannelBusyError, ConflictError, Database, Game, NewMove
+from storage import ChannelBusyError, ConflictError, Game, NewMove, Storage
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class Games(commands.Cog):
     def __init__(self, bot: commands.Bot, table: GameTable) -> None:
         self.bot = bot
         self.table = table
-        self.db: Database = table.db
+        self.db: Storage = table.db
         self._abort_requests: dict[int, int] = {}  # game id -> user who asked to abort
 
     async def cog_load(self) -> None:

@@ -26,7 +26,7 @@ from engine import VARIANTS, EngineError
 from engine.game import GameState
 from render.chart import render_rating_chart
 from render.game_scene import result_text
-from storage import OVERALL, ConflictError, Database, Game, GuildSettings, PlayerStats
+from storage import OVERALL, ConflictError, Game, GuildSettings, PlayerStats, Storage
 from storage.models import DRAWN_KINDS
 
 log = logging.getLogger(__name__)
@@ -203,7 +203,7 @@ class League(commands.Cog):
     def __init__(self, bot: commands.Bot, table: GameTable) -> None:
         self.bot = bot
         self.table = table
-        self.db: Database = table.db
+        self.db: Storage = table.db
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)

@@ -22,11 +22,11 @@ from render import render_board
 from render.game_scene import result_text, scene_for_game
 from storage import (
     Challenge,
-    Database,
     FinishedGame,
     Game,
     GameResult,
     NewMove,
+    Storage,
 )
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ def describe_play(state: GameState, last: LastPlay) -> str:
 class GameTable:
     def __init__(
         self,
-        db: Database,
+        db: Storage,
         rng: random.Random,
         clock: Callable[[], float] = time.time,
     ) -> None:

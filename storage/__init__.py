@@ -1,5 +1,8 @@
-"""Persistence of the bot: SQLite through aiosqlite, the only package that contains SQL."""
+"""Persistence of the bot, the only package that contains SQL: the :class:`Storage` contract
+(storage.base) with two backends, SQLite (storage.database, the default) and PostgreSQL
+(storage.postgres)."""
 
+from storage.base import Storage
 from storage.database import Database
 from storage.errors import (
     ChannelBusyError,
@@ -43,5 +46,6 @@ __all__ = [
     "RatingChange",
     "RatingPoint",
     "SchemaTooNewError",
+    "Storage",
     "StorageError",
 ]

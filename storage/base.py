@@ -1,0 +1,1027 @@
+"""The storage contract and the SQL both backends share.
+
+:class:`Storage` is what the bot and the cogs use: every operation, its input checks and its
+SQL, written once in the dialect SQLite and PostgreSQL both accept (``?`` placeholders, which
+the PostgreSQL backend numbers). A backend (:mod:`storage.database` for SQLite,
+:mod:`storage.postgres` for PostgreSQL) supplies the connection, the transactions, the
+migrations and the few things the two engines do differently: how a writer keeps concurrent
+read-modify-writes apart (``_lock_guild``, ``_FOR_UPDATE``) and how a bulk import reserves ids.
+
+Clocks are injected: every method that stores or compares a time takes ``now`` (Unix seconds).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
+from typing import Any, Protocol
+
+from league import glicko2
+from storage.checks import (
+    MAX_ID,
+    MAX_MATCH_LENGTH,
+    MAX_PAGE,
+    MAX_SETTING_SECONDS,
+    check_count,
+    check_id,
+    check_moves,
+    check_optional_id,
+    check_options,
+    check_result,
+    check_tau,
+    check_text,
+    check_time,
+    check_variant,
+)
+from storage.errors import (
+    ChannelBusyError,
+    ConflictError,
+    InvalidInputError,
+    StorageError,
+)
+from storage.models import (
+    CHALLENGE_STATUSES,
+    OVERALL,
+    Challenge,
+    ChallengeStatus,
+    FinishedGame,
+    Game,
+    GameResult,
+    GuildSettings,
+    ImportedGame,
+    LeaderboardRow,
+    Move,
+    NewMove,
+    PlayerStats,
+    RatingChange,
+    RatingPoint,
+)
+from storage.rating import StatsKey, new_stats, rate
+from storage.rows import (
+    CHALLENGE_COLUMNS,
+    GAME_COLUMNS,
+    STATS_COLUMNS,
+    STATS_SELECT,
+    Row,
+    challenge_from_row,
+    game_from_row,
+    options_from_text,
+    prefixed,
+    stats_from_row,
+    stats_params,
+)
+
+_STATS_UPSERT = (
+    f"INSERT INTO ratings ({STATS_SELECT}) VALUES ({', '.join('?' * len(STATS_COLUMNS))}) "
+    "ON CONFLICT (guild_id, user_id, variant) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in STATS_COLUMNS[3:])
+)
+_HISTORY_INSERT = (
+    "INSERT INTO rating_history (guild_id, variant, user_id, game_id, rating, rd, at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_MOVE_INSERT = (
+    "INSERT INTO moves (game_id, seq, actor_id, kind, text, at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_GAME_IMPORT = (
+    "INSERT INTO games (id, guild_id, channel_id, variant, player_x, player_o, match_length, "
+    "status, state_json, version, created_at, last_action_at, finished_at, winner_id, "
+    "result_kind, points, score_x, score_o) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, 'finished', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class UniqueViolation(StorageError):
+    """A backend's unique-constraint violation (the channel already has an active game or an
+    open challenge); the operations turn it into :class:`ChannelBusyError`."""
+
+
+class Tx(Protocol):
+    """One transaction of a backend, with ``?`` placeholders. Driver errors surface as
+    :class:`StorageError` (a unique violation as :class:`UniqueViolation`)."""
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; returns the number of rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+class Storage(ABC):
+    """The storage contract: async access to the bot's database, whatever the backend."""
+
+    #: Appended to a SELECT that reads a row the transaction will update: PostgreSQL's READ
+    #: COMMITTED needs the row lock, SQLite's BEGIN IMMEDIATE already excludes other writers.
+    _FOR_UPDATE = ""
+
+    # ------------------------------------------------------------------ backend primitives
+
+    @abstractmethod
+    def _transaction(self, *, write: bool) -> AbstractAsyncContextManager[Tx]:
+        """One transaction, committed at the end and rolled back on any exception (including
+        cancellation). ``write=False``: several reads from one snapshot."""
+
+    @abstractmethod
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """One read statement outside an explicit transaction."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Close the connection(s) (idempotent); waits for running operations."""
+
+    @property
+    @abstractmethod
+    def closed(self) -> bool: ...
+
+    @property
+    @abstractmethod
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+
+    @abstractmethod
+    async def _lock_guild(self, tx: Tx, guild_id: int) -> None:
+        """Serialize this transaction against every other one that changes the guild's ratings
+        or settings (held until the transaction ends)."""
+
+    @abstractmethod
+    async def _import_first_id(self, tx: Tx) -> int:
+        """Lock out concurrent writers of ``games`` for a bulk import; the first free game id."""
+
+    @abstractmethod
+    async def _import_done(self, tx: Tx) -> None:
+        """After a bulk import inserted explicit ids."""
+
+    async def __aenter__(self) -> Storage:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _write(self) -> AbstractAsyncContextManager[Tx]:
+        return self._transaction(write=True)
+
+    def _read(self) -> AbstractAsyncContextManager[Tx]:
+        return self._transaction(write=False)
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = await self._fetchall(sql, params)
+        return rows[0] if rows else None
+
+    # ------------------------------------------------------------------ guild settings
+
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, or the defaults if it never changed them."""
+        check_id("guild_id", guild_id)
+        row = await self._fetchone(
+            "SELECT reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds "
+            "FROM guild_settings WHERE guild_id = ?",
+            (guild_id,),
+        )
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(guild_id, *row)
+
+    async def set_guild_settings(
+        self,
+        guild_id: int,
+        *,
+        reminder_after_seconds: int | None = None,
+        claim_after_seconds: int | None = None,
+        challenge_expiry_seconds: int | None = None,
+    ) -> GuildSettings:
+        """Change the given settings (None = keep); returns the settings now in force."""
+        check_id("guild_id", guild_id)
+        changes = {
+            "reminder_after_seconds": reminder_after_seconds,
+            "claim_after_seconds": claim_after_seconds,
+            "challenge_expiry_seconds": challenge_expiry_seconds,
+        }
+        for name, value in changes.items():
+            if value is not None:
+                check_count(name, value, 1, MAX_SETTING_SECONDS)
+        async with self._write() as tx:
+            await self._lock_guild(tx, guild_id)
+            rows = await tx.fetchall(
+                "SELECT reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds "
+                "FROM guild_settings WHERE guild_id = ?",
+                (guild_id,),
+            )
+            current = GuildSettings(guild_id, *rows[0]) if rows else GuildSettings(guild_id)
+            new = replace(current, **{k: v for k, v in changes.items() if v is not None})
+            await tx.execute(
+                "INSERT INTO guild_settings (guild_id, reminder_after_seconds, "
+                "claim_after_seconds, challenge_expiry_seconds) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET "
+                "reminder_after_seconds = excluded.reminder_after_seconds, "
+                "claim_after_seconds = excluded.claim_after_seconds, "
+                "challenge_expiry_seconds = excluded.challenge_expiry_seconds",
+                (
+                    guild_id,
+                    new.reminder_after_seconds,
+                    new.claim_after_seconds,
+                    new.challenge_expiry_seconds,
+                ),
+            )
+        return new
+
+    # ------------------------------------------------------------------ challenges
+
+    async def create_challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int | None,
+        variant: str,
+        *,
+        now: float,
+        match_length: int = 1,
+        expires_at: float | None = None,
+        message_id: int | None = None,
+        options: Sequence[str] = (),
+    ) -> Challenge:
+        """Open a challenge in a channel (``opponent_id`` None: anyone may accept).
+
+        ``options``: rule options for the game (RULES names; the caller checks them against
+        the variant).
+
+        ``expires_at`` defaults to ``now`` + the guild's challenge expiry. Open challenges of
+        this channel already past their expiry are expired first. Raises
+        :class:`ChannelBusyError` if the channel has an active game or another open challenge.
+        """
+        check_id("guild_id", guild_id)
+        check_id("channel_id", channel_id)
+        check_id("challenger_id", challenger_id)
+        check_optional_id("opponent_id", opponent_id)
+        if opponent_id == challenger_id:
+            raise InvalidInputError("a player cannot challenge themselves")
+        check_variant(variant)
+        check_count("match_length", match_length, 1, MAX_MATCH_LENGTH)
+        option_text = check_options(options)
+        now = check_time("now", now)
+        check_optional_id("message_id", message_id)
+        if expires_at is not None:
+            expires_at = check_time("expires_at", expires_at)
+        async with self._write() as tx:
+            await self._lock_guild(tx, guild_id)
+            if expires_at is None:
+                rows = await tx.fetchall(
+                    "SELECT challenge_expiry_seconds FROM guild_settings WHERE guild_id = ?",
+                    (guild_id,),
+                )
+                expiry = rows[0][0] if rows else GuildSettings(guild_id).challenge_expiry_seconds
+                expires_at = now + expiry
+            await tx.execute(
+                "UPDATE challenges SET status = 'expired' "
+                "WHERE channel_id = ? AND status = 'open' AND expires_at <= ?",
+                (channel_id, now),
+            )
+            busy = await tx.fetchall(
+                "SELECT 1 FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
+            )
+            if busy:
+                raise ChannelBusyError(f"channel {channel_id} already has an active game")
+            try:
+                inserted = await tx.fetchall(
+                    "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
+                    "variant, match_length, message_id, status, created_at, expires_at, "
+                    "options) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING id",
+                    (
+                        guild_id,
+                        channel_id,
+                        challenger_id,
+                        opponent_id,
+                        variant,
+                        match_length,
+                        message_id,
+                        now,
+                        expires_at,
+                        option_text,
+                    ),
+                )
+            except UniqueViolation as exc:
+                raise ChannelBusyError(
+                    f"channel {channel_id} already has an open challenge"
+                ) from exc
+            challenge_id = int(inserted[0][0])
+        return Challenge(
+            challenge_id,
+            guild_id,
+            channel_id,
+            challenger_id,
+            opponent_id,
+            variant,
+            match_length,
+            message_id,
+            "open",
+            now,
+            expires_at,
+            None,
+            options_from_text(option_text),
+        )
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None:
+        check_id("challenge_id", challenge_id)
+        row = await self._fetchone(
+            f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
+        )
+        return None if row is None else challenge_from_row(row)
+
+    async def get_open_challenge(
+        self, channel_id: int, *, now: float | None = None
+    ) -> Challenge | None:
+        """The channel's open challenge; with ``now``, one already past its expiry is ignored."""
+        check_id("channel_id", channel_id)
+        if now is not None:
+            now = check_time("now", now)
+        row = await self._fetchone(
+            f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE channel_id = ? AND status = 'open'",
+            (channel_id,),
+        )
+        if row is None:
+            return None
+        challenge = challenge_from_row(row)
+        return None if now is not None and challenge.expires_at <= now else challenge
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> bool:
+        """Record the message that shows the challenge; False if there is no such challenge."""
+        check_id("challenge_id", challenge_id)
+        check_id("message_id", message_id)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+            return changed == 1
+
+    async def set_challenge_status(
+        self, challenge_id: int, status: ChallengeStatus
+    ) -> Challenge | None:
+        """Move an *open* challenge to ``status``; returns the updated challenge, or None if it
+        was not open any more (already accepted, declined, ... - e.g. two clicks racing).
+
+        To accept a challenge and start its game atomically, use ``create_game(challenge_id=)``.
+        """
+        check_id("challenge_id", challenge_id)
+        if status not in CHALLENGE_STATUSES or status == "open":
+            raise InvalidInputError(f"cannot set a challenge to {status!r}")
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE challenges SET status = ? WHERE id = ? AND status = 'open'",
+                (status, challenge_id),
+            )
+            if changed != 1:
+                return None
+            rows = await tx.fetchall(
+                f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE id = ?", (challenge_id,)
+            )
+        return challenge_from_row(rows[0])
+
+    async def expire_challenges(self, now: float) -> list[Challenge]:
+        """Mark every open challenge with ``expires_at <= now`` expired; returns them."""
+        now = check_time("now", now)
+        async with self._write() as tx:
+            # One UPDATE ... RETURNING: of several processes sweeping at once, each expired
+            # challenge is returned to exactly one of them.
+            rows = await tx.fetchall(
+                "UPDATE challenges SET status = 'expired' "
+                f"WHERE status = 'open' AND expires_at <= ? RETURNING {CHALLENGE_COLUMNS}",
+                (now,),
+            )
+        return sorted((challenge_from_row(row) for row in rows), key=lambda c: c.id)
+
+    # ------------------------------------------------------------------ games
+
+    async def create_game(
+        self,
+        guild_id: int,
+        channel_id: int,
+        variant: str,
+        player_x: int,
+        player_o: int,
+        state_json: str,
+        *,
+        now: float,
+        match_length: int = 1,
+        challenge_id: int | None = None,
+        board_message_id: int | None = None,
+        moves: Sequence[NewMove] = (),
+    ) -> Game:
+        """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
+
+        With ``challenge_id``, that open challenge of the same channel is marked accepted in the
+        same transaction (:class:`ConflictError` if it is not open or has expired).
+        Raises :class:`ChannelBusyError` if the channel already has an active game.
+        """
+        check_id("guild_id", guild_id)
+        check_id("channel_id", channel_id)
+        check_variant(variant)
+        check_id("player_x", player_x)
+        check_id("player_o", player_o)
+        if player_x == player_o:
+            raise InvalidInputError("a game needs two different players")
+        check_text("state_json", state_json)
+        now = check_time("now", now)
+        check_count("match_length", match_length, 1, MAX_MATCH_LENGTH)
+        check_optional_id("challenge_id", challenge_id)
+        check_optional_id("board_message_id", board_message_id)
+        check_moves(moves)
+        async with self._write() as tx:
+            try:
+                inserted = await tx.fetchall(
+                    "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
+                    "match_length, status, state_json, version, board_message_id, created_at, "
+                    "last_action_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?) "
+                    "RETURNING id",
+                    (
+                        guild_id,
+                        channel_id,
+                        variant,
+                        player_x,
+                        player_o,
+                        match_length,
+                        state_json,
+                        board_message_id,
+                        now,
+                        now,
+                    ),
+                )
+            except UniqueViolation as exc:
+                raise ChannelBusyError(f"channel {channel_id} already has an active game") from exc
+            game_id = int(inserted[0][0])
+            if challenge_id is not None:
+                changed = await tx.execute(
+                    "UPDATE challenges SET status = 'accepted', game_id = ? "
+                    "WHERE id = ? AND status = 'open' AND channel_id = ? AND expires_at > ?",
+                    (game_id, challenge_id, channel_id, now),
+                )
+                if changed != 1:
+                    raise ConflictError(f"challenge {challenge_id} is no longer open")
+            await _insert_moves(tx, game_id, moves, now)
+        return Game(
+            game_id,
+            guild_id,
+            channel_id,
+            variant,
+            player_x,
+            player_o,
+            match_length,
+            "active",
+            state_json,
+            0,
+            board_message_id,
+            now,
+            now,
+            None,
+            None,
+            None,
+            None,
+            None,
+            0,
+            0,
+        )
+
+    async def get_game(self, game_id: int) -> Game | None:
+        check_id("game_id", game_id)
+        row = await self._fetchone(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return None if row is None else game_from_row(row)
+
+    async def get_active_game(self, channel_id: int) -> Game | None:
+        check_id("channel_id", channel_id)
+        row = await self._fetchone(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'",
+            (channel_id,),
+        )
+        return None if row is None else game_from_row(row)
+
+    async def list_active_games(self, guild_id: int | None = None) -> list[Game]:
+        """Active games (of one guild, or all), oldest first - e.g. to restore views at start."""
+        if guild_id is None:
+            rows = await self._fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'active' ORDER BY id"
+            )
+        else:
+            check_id("guild_id", guild_id)
+            rows = await self._fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'active' AND guild_id = ? "
+                "ORDER BY id",
+                (guild_id,),
+            )
+        return [game_from_row(row) for row in rows]
+
+    async def save_game_state(
+        self, game_id: int, expected_version: int, new_state_json: str, *, now: float
+    ) -> Game:
+        """Replace an active game's state if its version is still ``expected_version``.
+
+        Bumps the version and counts as activity (``last_action_at = now``, reminder reset).
+        Raises :class:`ConflictError` if the version moved on or the game is not active.
+        """
+        return await self.commit_action(game_id, expected_version, new_state_json, (), now=now)
+
+    async def commit_action(
+        self,
+        game_id: int,
+        expected_version: int,
+        new_state_json: str,
+        moves: Sequence[NewMove],
+        *,
+        now: float,
+    ) -> Game:
+        """Save the new state and append ``moves`` to the history in ONE transaction.
+
+        Optimistic concurrency: succeeds only if the game is active at ``expected_version``;
+        then the version is bumped. Of two callers holding the same version exactly one wins,
+        the other gets :class:`ConflictError`. Returns the updated game. The transaction is
+        committed (and, with ``synchronous=FULL``, on disk) when this returns.
+        """
+        check_id("game_id", game_id)
+        check_count("expected_version", expected_version, 0, MAX_ID)
+        check_text("new_state_json", new_state_json)
+        now = check_time("now", now)
+        check_moves(moves)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE games SET state_json = ?, version = version + 1, last_action_at = ?, "
+                "reminded_at = NULL WHERE id = ? AND version = ? AND status = 'active'",
+                (new_state_json, now, game_id, expected_version),
+            )
+            if changed != 1:
+                raise ConflictError(
+                    f"game {game_id} is not active at version {expected_version} any more"
+                )
+            await _insert_moves(tx, game_id, moves, now)
+            rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return game_from_row(rows[0])
+
+    async def set_board_message(self, game_id: int, message_id: int | None) -> bool:
+        """Remember the message holding the game's buttons (not a state change: no version
+        bump). False if there is no such game."""
+        check_id("game_id", game_id)
+        check_optional_id("message_id", message_id)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE games SET board_message_id = ? WHERE id = ?", (message_id, game_id)
+            )
+            return changed == 1
+
+    async def mark_reminded(self, game_id: int, *, now: float) -> bool:
+        """Record that the idle player was reminded (until the next action); False if the game
+        is not active."""
+        check_id("game_id", game_id)
+        now = check_time("now", now)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE games SET reminded_at = ? WHERE id = ? AND status = 'active'",
+                (now, game_id),
+            )
+            return changed == 1
+
+    async def finish_game(
+        self,
+        game_id: int,
+        expected_version: int,
+        final_state_json: str,
+        result: GameResult,
+        *,
+        now: float,
+        moves: Sequence[NewMove] = (),
+        tau: float = glicko2.DEFAULT_TAU,
+    ) -> FinishedGame:
+        """Finish an active game at ``expected_version``, all in ONE transaction: the result, the
+        final state and ``moves``, and both players' ratings, statistics and rating history in
+        the game's variant and in the overall rating.
+
+        Rating (Glicko-2, one game = one rating period, each side against the other's pre-game
+        rating): a tie/draw (0 points, no winner) is 0.5 each; every other kind, including
+        resign, timeout and a cube pass, is a win for the winner.
+        Raises :class:`ConflictError` (version moved on / not active) or
+        :class:`InvalidInputError` (inconsistent result); then nothing is written.
+        """
+        check_id("game_id", game_id)
+        check_count("expected_version", expected_version, 0, MAX_ID)
+        check_text("final_state_json", final_state_json)
+        now = check_time("now", now)
+        check_moves(moves)
+        tau = check_tau(tau)
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?{self._FOR_UPDATE}", (game_id,)
+            )
+            game = game_from_row(rows[0]) if rows else None
+            if game is None or game.status != "active" or game.version != expected_version:
+                raise ConflictError(
+                    f"game {game_id} is not active at version {expected_version} any more"
+                )
+            score_x, score_o = check_result(result, game.player_x, game.player_o)
+            # The ratings read below are rewritten from what was read: no other finish in
+            # this guild may run in between.
+            await self._lock_guild(tx, game.guild_id)
+            await tx.execute(
+                "UPDATE games SET status = 'finished', state_json = ?, version = version + 1, "
+                "last_action_at = ?, finished_at = ?, winner_id = ?, result_kind = ?, "
+                "points = ?, score_x = ?, score_o = ? WHERE id = ?",
+                (
+                    final_state_json,
+                    now,
+                    now,
+                    result.winner_id,
+                    result.kind,
+                    result.points,
+                    score_x,
+                    score_o,
+                    game_id,
+                ),
+            )
+            await _insert_moves(tx, game_id, moves, now)
+            changes: list[RatingChange] = []
+            for variant in (game.variant, OVERALL):
+                key_x = (game.guild_id, variant, game.player_x)
+                key_o = (game.guild_id, variant, game.player_o)
+                before = await _load_stats(tx, (key_x, key_o))
+                after_x, after_o = rate(
+                    before[key_x], before[key_o], result, (score_x, score_o), now, tau
+                )
+                await tx.executemany(_STATS_UPSERT, [stats_params(after_x), stats_params(after_o)])
+                await self._insert_history(tx, game_id, (after_x, after_o), now)
+                for old, new in ((before[key_x], after_x), (before[key_o], after_o)):
+                    changes.append(RatingChange(new.user_id, variant, old.glicko, new.glicko))
+            rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return FinishedGame(game_from_row(rows[0]), tuple(changes))
+
+    async def _insert_history(
+        self,
+        tx: Tx,
+        game_id: int,
+        rows: Sequence[PlayerStats],
+        now: float,
+    ) -> None:
+        # A method (not inlined) so that a test can make it fail and check the rollback.
+        await tx.executemany(
+            _HISTORY_INSERT,
+            [(s.guild_id, s.variant, s.user_id, game_id, s.rating, s.rd, now) for s in rows],
+        )
+
+    async def abort_game(
+        self,
+        game_id: int,
+        *,
+        now: float,
+        expected_version: int | None = None,
+        final_state_json: str | None = None,
+        moves: Sequence[NewMove] = (),
+    ) -> Game:
+        """End an active game without a result; aborted games are not rated.
+
+        ``expected_version`` None aborts whatever the version (e.g. a moderator's command).
+        Raises :class:`ConflictError` if the game is not active (or not at that version).
+        """
+        check_id("game_id", game_id)
+        if expected_version is not None:
+            check_count("expected_version", expected_version, 0, MAX_ID)
+        if final_state_json is not None:
+            check_text("final_state_json", final_state_json)
+        now = check_time("now", now)
+        check_moves(moves)
+        async with self._write() as tx:
+            sql = (
+                "UPDATE games SET status = 'aborted', version = version + 1, "
+                "state_json = COALESCE(?, state_json), last_action_at = ?, finished_at = ? "
+                "WHERE id = ? AND status = 'active'"
+            )
+            params: tuple[Any, ...] = (final_state_json, now, now, game_id)
+            if expected_version is not None:
+                sql += " AND version = ?"
+                params += (expected_version,)
+            changed = await tx.execute(sql, params)
+            if changed != 1:
+                raise ConflictError(f"game {game_id} is not active (at that version)")
+            await _insert_moves(tx, game_id, moves, now)
+            rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return game_from_row(rows[0])
+
+    async def game_moves(self, game_id: int) -> list[Move]:
+        """The game's history, in order."""
+        check_id("game_id", game_id)
+        rows = await self._fetchall(
+            "SELECT game_id, seq, actor_id, kind, text, at FROM moves WHERE game_id = ? "
+            "ORDER BY seq",
+            (game_id,),
+        )
+        return [Move(*row) for row in rows]
+
+    async def recent_games(
+        self, guild_id: int, user_id: int | None = None, *, limit: int = 10
+    ) -> list[Game]:
+        """Finished games of the guild (or of one player in it), most recent first."""
+        check_id("guild_id", guild_id)
+        check_optional_id("user_id", user_id)
+        check_count("limit", limit, 0, MAX_PAGE)
+        order = "ORDER BY finished_at DESC, id DESC LIMIT ?"
+        if user_id is None:
+            rows = await self._fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND status = 'finished' "
+                + order,
+                (guild_id, limit),
+            )
+        else:
+            # One indexed, limited scan per seat, merged: an OR over two columns could not
+            # use both indexes and keep the order.
+            seat = (
+                f"SELECT * FROM (SELECT {GAME_COLUMNS} FROM games WHERE guild_id = ? AND "
+                "{col} = ? AND status = 'finished' " + order + ") AS {col}_games"
+            )
+            rows = await self._fetchall(
+                seat.format(col="player_x")
+                + " UNION ALL "
+                + seat.format(col="player_o")
+                + " "
+                + order,
+                (guild_id, user_id, limit, guild_id, user_id, limit, limit),
+            )
+        return [game_from_row(row) for row in rows]
+
+    async def games_needing_reminder(self, now: float) -> list[Game]:
+        """Active games idle for at least their guild's ``reminder_after_seconds`` whose idle
+        player has not been reminded since the last action."""
+        now = check_time("now", now)
+        rows = await self._fetchall(
+            f"SELECT {prefixed(GAME_COLUMNS, 'g')} FROM games AS g "
+            "LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id "
+            "WHERE g.status = 'active' AND g.reminded_at IS NULL "
+            "AND g.last_action_at + COALESCE(s.reminder_after_seconds, ?) <= ? "
+            "ORDER BY g.last_action_at, g.id",
+            (GuildSettings(0).reminder_after_seconds, now),
+        )
+        return [game_from_row(row) for row in rows]
+
+    async def claimable_games(self, now: float) -> list[Game]:
+        """Active games idle for at least their guild's ``claim_after_seconds`` (the waiting
+        player may claim the win; storage does not know whose turn it is)."""
+        now = check_time("now", now)
+        rows = await self._fetchall(
+            f"SELECT {prefixed(GAME_COLUMNS, 'g')} FROM games AS g "
+            "LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id "
+            "WHERE g.status = 'active' "
+            "AND g.last_action_at + COALESCE(s.claim_after_seconds, ?) <= ? "
+            "ORDER BY g.last_action_at, g.id",
+            (GuildSettings(0).claim_after_seconds, now),
+        )
+        return [game_from_row(row) for row in rows]
+
+    # ------------------------------------------------------------------ ratings & stats
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        variant: str | None = None,
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        include_provisional: bool = True,
+    ) -> list[LeaderboardRow]:
+        """One page of the guild's leaderboard for ``variant`` (None: the overall rating).
+
+        Order: rating desc, then games desc, then user id asc, so pages are deterministic.
+        Rank: standard competition ranking on the rating alone - players with exactly the same
+        rating share a rank and the next rank skips (1, 2, 2, 4); the tie-breakers only order
+        the rows. With ``include_provisional=False`` players whose RD is above 110 are left
+        out (and not ranked).
+        """
+        check_id("guild_id", guild_id)
+        board = OVERALL if variant is None else check_variant(variant)
+        check_count("limit", limit, 0, MAX_PAGE)
+        check_count("offset", offset, 0, MAX_ID)
+        flag = (include_provisional, glicko2.PROVISIONAL_RD)
+        async with self._read() as tx:
+            # The page straight off the leaderboard index (no sort; OFFSET skips index entries).
+            rows = list(
+                await tx.fetchall(
+                    "SELECT user_id, rating, rd, games, wins, losses, draws, points_won "
+                    "FROM ratings WHERE guild_id = ? AND variant = ? AND (? OR rd <= ?) "
+                    "ORDER BY rating DESC, games DESC, user_id LIMIT ? OFFSET ?",
+                    (guild_id, board, *flag, limit, offset),
+                )
+            )
+            if not rows:
+                return []
+            # Only the first row's rank needs a count; the others follow from the order.
+            above = await tx.fetchall(
+                "SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND variant = ? "
+                "AND rating > ? AND (? OR rd <= ?)",
+                (guild_id, board, rows[0]["rating"], *flag),
+            )
+        rank = int(above[0][0]) + 1
+        page: list[LeaderboardRow] = []
+        for position, row in enumerate(rows, start=offset + 1):
+            if page and row["rating"] != page[-1].rating:
+                rank = position
+            page.append(
+                LeaderboardRow(
+                    rank=rank,
+                    user_id=row["user_id"],
+                    rating=row["rating"],
+                    rd=row["rd"],
+                    provisional=glicko2.is_provisional(row["rd"]),
+                    games=row["games"],
+                    wins=row["wins"],
+                    losses=row["losses"],
+                    draws=row["draws"],
+                    points_won=row["points_won"],
+                )
+            )
+        return page
+
+    async def leaderboard_count(
+        self, guild_id: int, variant: str | None = None, *, include_provisional: bool = True
+    ) -> int:
+        """How many rows the leaderboard has (for pagination)."""
+        check_id("guild_id", guild_id)
+        board = OVERALL if variant is None else check_variant(variant)
+        row = await self._fetchone(
+            "SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND variant = ? AND (? OR rd <= ?)",
+            (guild_id, board, include_provisional, glicko2.PROVISIONAL_RD),
+        )
+        return 0 if row is None else int(row[0])
+
+    async def get_player_stats(
+        self, guild_id: int, user_id: int, variant: str | None = None
+    ) -> PlayerStats | None:
+        """A player's row in one variant (None: overall); None if they never finished one."""
+        check_id("guild_id", guild_id)
+        check_id("user_id", user_id)
+        board = OVERALL if variant is None else check_variant(variant)
+        row = await self._fetchone(
+            f"SELECT {STATS_SELECT} FROM ratings "
+            "WHERE guild_id = ? AND variant = ? AND user_id = ?",
+            (guild_id, board, user_id),
+        )
+        return None if row is None else stats_from_row(row)
+
+    async def player_stats(self, guild_id: int, user_id: int) -> list[PlayerStats]:
+        """All of a player's rows in the guild: overall first, then the variants by name."""
+        check_id("guild_id", guild_id)
+        check_id("user_id", user_id)
+        rows = await self._fetchall(
+            f"SELECT {STATS_SELECT} FROM ratings WHERE guild_id = ? AND user_id = ? "
+            "ORDER BY variant <> ?, variant",
+            (guild_id, user_id, OVERALL),
+        )
+        return [stats_from_row(row) for row in rows]
+
+    async def rating_history(
+        self,
+        guild_id: int,
+        user_id: int,
+        variant: str | None = None,
+        *,
+        limit: int | None = None,
+    ) -> list[RatingPoint]:
+        """The player's rating after each game, oldest first (``limit``: only the latest N)."""
+        check_id("guild_id", guild_id)
+        check_id("user_id", user_id)
+        board = OVERALL if variant is None else check_variant(variant)
+        params: tuple[Any, ...] = (guild_id, user_id, board)
+        cap = ""
+        if limit is not None:
+            cap = " LIMIT ?"
+            params += (check_count("limit", limit, 0, 1_000_000),)
+        rows = await self._fetchall(
+            "SELECT game_id, variant, rating, rd, at FROM ("
+            "SELECT id, game_id, variant, rating, rd, at FROM rating_history "
+            "WHERE guild_id = ? AND user_id = ? AND variant = ? "
+            f"ORDER BY at DESC, id DESC{cap}) AS latest ORDER BY at, id",
+            params,
+        )
+        return [RatingPoint(*row) for row in rows]
+
+    # ------------------------------------------------------------------ bulk import
+
+    async def bulk_import_finished_games(
+        self, games: Iterable[ImportedGame], *, tau: float = glicko2.DEFAULT_TAU
+    ) -> int:
+        """Insert finished games and rate them in order, in ONE transaction (for imports and
+        benchmarks). Ratings, statistics and history come out exactly as if each game had
+        gone through :meth:`finish_game` at its ``finished_at``. Returns the number of games.
+        """
+        async with self._write() as tx:
+            next_id = await self._import_first_id(tx)
+            locked: set[int] = set()
+            cache: dict[StatsKey, PlayerStats] = {}
+            game_rows: list[tuple[Any, ...]] = []
+            history_rows: list[tuple[Any, ...]] = []
+            count = 0
+            for game in games:
+                if not isinstance(game, ImportedGame):
+                    raise InvalidInputError(f"expected ImportedGame, got {game!r}")
+                check_id("guild_id", game.guild_id)
+                check_id("channel_id", game.channel_id)
+                check_variant(game.variant)
+                check_id("player_x", game.player_x)
+                check_id("player_o", game.player_o)
+                if game.player_x == game.player_o:
+                    raise InvalidInputError("a game needs two different players")
+                check_count("match_length", game.match_length, 1, MAX_MATCH_LENGTH)
+                if game.guild_id not in locked:
+                    await self._lock_guild(tx, game.guild_id)
+                    locked.add(game.guild_id)
+                check_text("state_json", game.state_json)
+                created = check_time("created_at", game.created_at)
+                finished = check_time("finished_at", game.finished_at)
+                result = game.result
+                scores = check_result(result, game.player_x, game.player_o)
+                game_id = next_id
+                next_id += 1
+                game_rows.append(
+                    (
+                        game_id,
+                        game.guild_id,
+                        game.channel_id,
+                        game.variant,
+                        game.player_x,
+                        game.player_o,
+                        game.match_length,
+                        game.state_json,
+                        created,
+                        finished,
+                        finished,
+                        result.winner_id,
+                        result.kind,
+                        result.points,
+                        scores[0],
+                        scores[1],
+                    )
+                )
+                for variant in (game.variant, OVERALL):
+                    keys = (
+                        (game.guild_id, variant, game.player_x),
+                        (game.guild_id, variant, game.player_o),
+                    )
+                    missing = [k for k in keys if k not in cache]
+                    if missing:
+                        cache.update(await _load_stats(tx, missing))
+                    after = rate(cache[keys[0]], cache[keys[1]], result, scores, finished, tau)
+                    for stats in after:
+                        cache[(stats.guild_id, stats.variant, stats.user_id)] = stats
+                        history_rows.append(
+                            (
+                                stats.guild_id,
+                                stats.variant,
+                                stats.user_id,
+                                game_id,
+                                stats.rating,
+                                stats.rd,
+                                finished,
+                            )
+                        )
+                count += 1
+                if len(game_rows) >= 5000:
+                    await _flush_import(tx, game_rows, history_rows)
+            await _flush_import(tx, game_rows, history_rows)
+            await tx.executemany(_STATS_UPSERT, [stats_params(s) for s in cache.values()])
+            await self._import_done(tx)
+        return count
+
+
+async def _flush_import(
+    tx: Tx,
+    game_rows: list[tuple[Any, ...]],
+    history_rows: list[tuple[Any, ...]],
+) -> None:
+    await tx.executemany(_GAME_IMPORT, game_rows)
+    await tx.executemany(_HISTORY_INSERT, history_rows)
+    game_rows.clear()
+    history_rows.clear()
+
+
+async def _load_stats(tx: Tx, keys: Sequence[StatsKey]) -> dict[StatsKey, PlayerStats]:
+    """The rows for ``keys``, a fresh default row for a player who has none yet."""
+    found: dict[StatsKey, PlayerStats] = {}
+    for key in keys:
+        rows = await tx.fetchall(
+            f"SELECT {STATS_SELECT} FROM ratings "
+            "WHERE guild_id = ? AND variant = ? AND user_id = ?",
+            key,
+        )
+        found[key] = stats_from_row(rows[0]) if rows else new_stats(key)
+    return found
+
+
+async def _insert_moves(tx: Tx, game_id: int, moves: Sequence[NewMove], now: float) -> None:
+    """Append to the history; the caller holds the game's row (its UPDATE locked it)."""
+    if not moves:
+        return
+    rows = await tx.fetchall(
+        "SELECT COALESCE(MAX(seq), 0) FROM moves WHERE game_id = ?", (game_id,)
+    )
+    start = int(rows[0][0]) + 1
+    await tx.executemany(
+        _MOVE_INSERT,
+        [
+            (game_id, start + i, move.actor_id, move.kind, move.text, now)
+            for i, move in enumerate(moves)
+        ],
+    )

@@ -1,0 +1,169 @@
+"""The computer players: rank every legal play of a decision, choose one, per level.
+
+Classic goes to ``ai.classic`` (the bgsage adapter) when it is installed; the six other
+variants (and classic without it) use the hand evaluation (``ai.evaluation``) with the 1-ply
+search (``ai.search``) on the strong levels. Weak levels add noise to the evaluation, as a
+person misjudges close plays more than clear ones.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ai.evaluation import evaluate, evaluator_for
+from ai.search import search_values
+from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
+from engine import ChainDice, Dice, Play, Position, Variant, legal_plays
+
+
+@dataclass(frozen=True, slots=True)
+class LevelSpec:
+    """How one level plays the hand-evaluated variants."""
+
+    #: Standard deviation of the noise added to each play's equity, in units of the stake.
+    noise: float
+    #: Candidates searched at 1 ply (0: the 0-ply evaluation only).
+    search: int
+    #: Time budget per decision (seconds) when the caller gives no deadline.
+    budget: float
+
+
+LEVEL_SPECS: dict[str, LevelSpec] = {
+    "beginner": LevelSpec(noise=0.30, search=0, budget=0.5),
+    "casual": LevelSpec(noise=0.12, search=0, budget=0.5),
+    "intermediate": LevelSpec(noise=0.05, search=0, budget=0.5),
+    "strong": LevelSpec(noise=0.0, search=0, budget=0.5),
+    "expert": LevelSpec(noise=0.0, search=5, budget=0.7),
+}
+assert tuple(LEVEL_SPECS) == LEVELS
+
+#: The greedy 0-ply player the strength benchmark measures against.
+BASELINE = "strong"
+
+
+def level_spec(level: str) -> LevelSpec:
+    """The settings of ``level``; ValueError for an unknown level."""
+    spec = LEVEL_SPECS.get(level)
+    if spec is None:
+        raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+    return spec
+
+
+ClassicRanker = Callable[..., list[RankedPlay]]
+
+
+def _classic_ranker() -> ClassicRanker | None:
+    """``ai.classic.rank_classic`` when that module (and bgsage) is available."""
+    try:
+        module = importlib.import_module("ai.classic")
+    except ImportError:
+        return None
+    ranker: Any = getattr(module, "rank_classic", None)
+    return ranker if callable(ranker) else None
+
+
+def _plays(rules: Variant, pos: Position, dice: Dice) -> list[Play]:
+    return legal_plays(pos, dice, rules)
+
+
+def rank_hand(
+    rules: Variant,
+    pos: Position,
+    dice: Dice,
+    *,
+    level: str = STRONGEST,
+    deadline: float | None = None,
+    rng: random.Random | None = None,
+    match: MatchContext | None = None,
+    plays: list[Play] | None = None,
+) -> list[RankedPlay]:
+    """Rank with the hand evaluation (+ search and noise per level), best first."""
+    spec = level_spec(level)
+    if plays is None:
+        plays = _plays(rules, pos, dice)
+    if len(plays) == 1:
+        eq, win = evaluate(rules, [plays[0].after], match)
+        return [RankedPlay(plays[0], float(eq[0]), float(win[0]))]
+    if deadline is None:
+        deadline = time.monotonic() + spec.budget
+    afters = [p.after for p in plays]
+    eq, win = evaluate(rules, afters, match)
+    equity = eq.copy()
+    wins = win.copy()
+    order = [int(i) for i in np.argsort(-eq, kind="stable")]
+    searched: dict[int, tuple[float, float]] = {}
+    # An Express chain decision is followed by more of the same chain, not by the opponent's
+    # roll: 1-ply over rolls would value the wrong thing; its own lookahead already ran.
+    if spec.search > 0 and not isinstance(dice, ChainDice):
+        searched = search_values(rules, afters, order, match, deadline, spec.search)
+        for i, (e, w) in searched.items():
+            equity[i], wins[i] = e, w
+    if spec.noise > 0:
+        rng = rng or random.Random()
+        win_stake, _ = evaluator_for(rules.id).stakes([pos])
+        scale = spec.noise * float(win_stake[0])
+        equity = equity + np.array([rng.gauss(0.0, scale) for _ in plays])
+    # Searched candidates first (their values are comparable), then the rest by 0-ply value.
+    rank = sorted(
+        range(len(plays)),
+        key=lambda i: (0 if i in searched else 1, -equity[i]),
+    )
+    return [RankedPlay(plays[i], float(equity[i]), float(wins[i])) for i in rank]
+
+
+def rank_plays(
+    rules: Variant,
+    pos: Position,
+    dice: Dice,
+    *,
+    level: str = STRONGEST,
+    deadline: float | None = None,
+    rng: random.Random | None = None,
+    match: MatchContext | None = None,
+) -> list[RankedPlay]:
+    """Every legal play of ``dice`` in ``pos`` (X to play), best first, valued for X."""
+    level_spec(level)
+    if rules.has_cube:
+        ranker = _classic_ranker()
+        if ranker is not None:
+            return ranker(pos, dice, level=level, deadline=deadline, match=match, rng=rng)
+    return rank_hand(rules, pos, dice, level=level, deadline=deadline, rng=rng, match=match)
+
+
+def choose_play(
+    rules: Variant,
+    pos: Position,
+    dice: Dice,
+    *,
+    level: str = STRONGEST,
+    deadline: float | None = None,
+    rng: random.Random | None = None,
+    match: MatchContext | None = None,
+) -> Play:
+    """The play the computer makes at ``level``."""
+    plays = _plays(rules, pos, dice)
+    if len(plays) == 1:
+        return plays[0]
+    ranked = rank_plays(rules, pos, dice, level=level, deadline=deadline, rng=rng, match=match)
+    return ranked[0].play
+
+
+# --- reference players for the benchmark ------------------------------------------------------
+
+
+def random_play(rules: Variant, pos: Position, dice: Dice, rng: random.Random) -> Play:
+    """A uniformly random legal play."""
+    return rng.choice(_plays(rules, pos, dice))
+
+
+def pip_greedy_play(rules: Variant, pos: Position, dice: Dice) -> Play:
+    """The play with the best pip-count difference (own pips down, the opponent's up)."""
+    plays = _plays(rules, pos, dice)
+    return max(plays, key=lambda p: p.after.pips("O") - p.after.pips("X"))

@@ -72,11 +72,14 @@ _LOG_MISS[0] = 0.0
 
 
 class _StackInfo:
-    """Memo of the per-point encoding, keyed by (stack, X unlocked, O unlocked)."""
+    """Codes for stacks: (stack, X unlocked, O unlocked) -> a row of ``table`` (8 channels)."""
 
     def __init__(self, rules: Variant) -> None:
         self.rules = rules
-        self.memo: dict[tuple[str, bool, bool], tuple[int, ...]] = {}
+        # One dict per unlock-flag pair so the hot loop looks up plain strings.
+        self.codes: dict[tuple[bool, bool], dict[str, int]] = {}
+        self.rows: list[tuple[int, ...]] = []
+        self._table: npt.NDArray[np.float64] | None = None
         empty = (EMPTY,) * 25
         self._probe = {
             flags: (
@@ -86,11 +89,19 @@ class _StackInfo:
             for flags in ((False, False), (False, True), (True, False), (True, True))
         }
 
-    def info(self, stack: str, flags: tuple[bool, bool]) -> tuple[int, ...]:
-        key = (stack, flags[0], flags[1])
-        got = self.memo.get(key)
-        if got is not None:
-            return got
+    def table(self) -> npt.NDArray[np.float64]:
+        if self._table is None or len(self._table) != len(self.rows):
+            self._table = np.array(self.rows, dtype=np.float64).reshape(len(self.rows), CHANNELS)
+        return self._table
+
+    def codes_for(self, flags: tuple[bool, bool]) -> dict[str, int]:
+        got = self.codes.get(flags)
+        if got is None:
+            got = self.codes[flags] = {}
+        return got
+
+    def add(self, stack: str, flags: tuple[bool, bool]) -> int:
+        """Encode a stack not seen before under these flags."""
         rules = self.rules
         x_view, o_view = self._probe[flags]
         swapped = swap_colours(stack)
@@ -105,9 +116,10 @@ class _StackInfo:
         oblock = int(bool(stack) and not rules.is_open(x_view, stack))
         xblot = int(rules.is_blot(swapped) and rules.is_open(o_view, swapped))
         oblot = int(rules.is_blot(stack) and rules.is_open(x_view, stack))
-        got = (xn, on, xfree, ofree, xblock, oblock, xblot, oblot)
-        self.memo[key] = got
-        return got
+        code = len(self.rows)
+        self.rows.append((xn, on, xfree, ofree, xblock, oblock, xblot, oblot))
+        self.codes_for(flags)[stack] = code
+        return code
 
 
 _INFOS: dict[int, _StackInfo] = {}
@@ -127,16 +139,26 @@ class Encoded:
 
     def __init__(self, rules: Variant, positions: Sequence[Position]) -> None:
         info = _stack_info(rules)
-        rows: list[list[tuple[int, ...]]] = []
-        blank = (0,) * CHANNELS
+        rows: list[list[int]] = []
         for pos in positions:
             flags = pos.unlocked
-            get = info.info
-            rows.append([blank, *(get(s, flags) for s in pos.points[1:25]), blank])
-        self.pts = np.array(rows, dtype=np.float64).reshape(len(positions), 26, CHANNELS)
+            codes = info.codes_for(flags)
+            try:
+                rows.append([codes[s] for s in pos.points])
+            except KeyError:
+                for s in pos.points:
+                    if s not in codes:
+                        info.add(s, flags)
+                rows.append([codes[s] for s in pos.points])
+        n = len(positions)
+        table = info.table()
+        self.pts = np.zeros((n, 26, CHANNELS))
+        if n:
+            self.pts[:, :25, :] = table[np.array(rows, dtype=np.intp)]
+        self.pts[:, 0, :] = 0.0
         side = np.array(
             [(*p.bar, *p.reserve, *p.off, *p.unlocked) for p in positions], dtype=np.float64
-        ).reshape(len(positions), 8)
+        ).reshape(n, 8)
         self.bar = side[:, 0:2]
         self.reserve = side[:, 2:4]
         self.off = side[:, 4:6]

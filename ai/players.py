@@ -33,6 +33,8 @@ class LevelSpec:
     search: int
     #: Time budget per decision (seconds) when the caller gives no deadline.
     budget: float
+    #: Searched plays are those within this much equity (per unit of stake) of the 0-ply best.
+    margin: float = 0.0
 
 
 LEVEL_SPECS: dict[str, LevelSpec] = {
@@ -40,7 +42,7 @@ LEVEL_SPECS: dict[str, LevelSpec] = {
     "casual": LevelSpec(noise=0.12, search=0, budget=0.5),
     "intermediate": LevelSpec(noise=0.05, search=0, budget=0.5),
     "strong": LevelSpec(noise=0.0, search=0, budget=0.5),
-    "expert": LevelSpec(noise=0.0, search=5, budget=0.7),
+    "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.12),
 }
 assert tuple(LEVEL_SPECS) == LEVELS
 
@@ -101,15 +103,18 @@ def rank_hand(
     searched: dict[int, tuple[float, float]] = {}
     # An Express chain decision is followed by more of the same chain, not by the opponent's
     # roll: 1-ply over rolls would value the wrong thing; its own lookahead already ran.
+    scale = evaluator_for(rules.id).stake_scale(rules, pos, match)
     if spec.search > 0 and not isinstance(dice, ChainDice):
-        searched = search_values(rules, afters, order, match, deadline, spec.search)
+        # Only plays close to the best are worth a search: a clear 0-ply choice stays.
+        close = [i for i in order[: spec.search] if eq[i] >= eq[order[0]] - spec.margin * scale]
+        if len(close) > 1:
+            searched = search_values(rules, afters, close, match, deadline, spec.search)
         for i, (e, w) in searched.items():
             equity[i], wins[i] = e, w
     if spec.noise > 0:
         rng = rng or random.Random()
-        win_stake, _ = evaluator_for(rules.id).stakes([pos])
-        scale = spec.noise * float(win_stake[0])
-        equity = equity + np.array([rng.gauss(0.0, scale) for _ in plays])
+        sigma = spec.noise * scale
+        equity = equity + np.array([rng.gauss(0.0, sigma) for _ in plays])
     # Searched candidates first (their values are comparable), then the rest by 0-ply value.
     rank = sorted(
         range(len(plays)),

@@ -1,0 +1,284 @@
+"""Strength and speed of the computer players: matches of 1-point games, figures printed.
+
+Run from the project root: ``PYTHONPATH=. .venv/bin/python bench/ai.py [MODE] [options]``.
+
+Modes (default ``--strength``):
+
+* ``--strength``: the strongest level against the greedy 0-ply baseline (``strong``), in every
+  variant (``--variants`` to choose), ``--games`` per variant (default 400).
+* ``--levels``: each level against the next lower one (classic, pin, blocking by default).
+* ``--baseline``: the baseline against a random player and a pip-count-only greedy player.
+* ``--match A B``: any two players (a level, ``random``, ``pip``, or ``LEVEL:weights.json``).
+* ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
+  (written to ``--out``, default ``ai/weights.py``); ``--regress`` then compares tables.
+* ``--smoke``: a few games of each mode, for CI: checks the machinery, not the figures.
+
+Every game: seeded dice (game ``i`` uses seed ``--seed + i``), seats alternating, no cube.
+Printed per match: the first player's wins with a 95 % Wilson interval, points per game
+(+ won, - lost, as the variant scores a game), its decision times (median / p95 / worst, ms;
+forced moves excluded) and games per minute. Games run on ``--workers`` processes (default 2);
+timing figures depend on the machine's load, which is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's directory comes first on sys.path and its name would hide the
+# ai package: put the project root there instead.
+_ROOT = Path(__file__).resolve().parent.parent
+if sys.path and Path(sys.path[0] or ".").resolve() == _ROOT / "bench":
+    sys.path[0] = str(_ROOT)
+
+from ai.arena import Player, pip_player, play_game, random_player  # noqa: E402
+from ai.evaluation import WeightTable, use_weights  # noqa: E402
+from ai.players import BASELINE, choose_play  # noqa: E402
+from ai.types import LEVELS, STRONGEST  # noqa: E402
+from engine import VARIANTS, Dice, Play, Position, Variant  # noqa: E402
+
+ALL_VARIANTS = (
+    "classic",
+    "pin",
+    "pin-mother",
+    "blocking",
+    "blocking-express",
+    "dutch",
+    "neverfinishing",
+)
+LEVEL_VARIANTS = ("classic", "pin", "blocking")
+SEED = 20261123
+
+_TABLES: dict[str, WeightTable] = {}
+
+
+def make_player(spec: str) -> Player:
+    """``random``, ``pip``, a level, or ``LEVEL:path.json`` (a level with other weights)."""
+    if spec == "random":
+        return random_player
+    if spec == "pip":
+        return pip_player
+    level, _, path = spec.partition(":")
+    if level not in LEVELS:
+        raise SystemExit(f"unknown player {spec!r}")
+    table: WeightTable | None = None
+    if path:
+        if path not in _TABLES:
+            _TABLES[path] = json.loads(Path(path).read_text())
+        table = _TABLES[path]
+
+    def play(rules: Variant, pos: Position, dice: Dice, rng: random.Random) -> Play:
+        from ai.arena import ONE_POINT
+
+        previous = use_weights(table)
+        try:
+            return choose_play(rules, pos, dice, level=level, rng=rng, match=ONE_POINT)
+        finally:
+            use_weights(previous)
+
+    return play
+
+
+@dataclass
+class Outcome:
+    """One game from the first player's side."""
+
+    won: bool
+    lost: bool
+    points: int  # + won, - lost
+    times: list[float]
+    unfinished: bool
+
+
+def _one_game(job: tuple[str, str, str, int, int]) -> Outcome:
+    variant, a, b, seed, a_seat = job
+    pa, pb = make_player(a), make_player(b)
+    players = (pa, pb) if a_seat == 0 else (pb, pa)
+    rec = play_game(variant, players, seed)
+    won = rec.winner == a_seat
+    lost = rec.winner is not None and not won
+    points = rec.points if won else -rec.points if lost else 0
+    # Forced decisions never reach a player (the game flow plays them), so all times count.
+    return Outcome(won, lost, points, rec.times[a_seat], rec.kind == "unfinished")
+
+
+def _samples_game(job: tuple[str, str, int]) -> list[tuple[Position, bool]]:
+    variant, level, seed = job
+    player = make_player(level)
+    rec = play_game(variant, (player, player), seed, record_positions=True)
+    if rec.winner is None:
+        return []
+    keep = random.Random(seed)
+    return [(pos, seat == rec.winner) for pos, seat in rec.positions if keep.random() < 0.5]
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (centre - half, centre + half)
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def run_match(
+    pool: Any, variant: str, a: str, b: str, games: int, seed: int, log: Any = None
+) -> dict[str, Any]:
+    """``games`` games of ``a`` against ``b``, seats alternating; prints and returns figures."""
+    jobs = [(variant, a, b, seed + i, i % 2) for i in range(games)]
+    start = time.perf_counter()
+    outcomes: list[Outcome] = []
+    results: Iterable[Outcome] = (
+        pool.imap_unordered(_one_game, jobs) if pool is not None else map(_one_game, jobs)
+    )
+    for outcome in results:
+        outcomes.append(outcome)
+        if log is not None and len(outcomes) % 50 == 0:
+            w = sum(o.won for o in outcomes)
+            print(f"  .. {variant} {a} v {b}: {w}/{len(outcomes)}", file=log, flush=True)
+    elapsed = time.perf_counter() - start
+    n = len(outcomes)
+    wins = sum(o.won for o in outcomes)
+    draws = sum(not o.won and not o.lost for o in outcomes)
+    # A draw (dead position, tie, decision cap) counts half.
+    score = wins + 0.5 * draws
+    lo, hi = wilson(score, n)
+    times = [t for o in outcomes for t in o.times]
+    figures = {
+        "variant": variant,
+        "a": a,
+        "b": b,
+        "games": n,
+        "wins": wins,
+        "draws": draws,
+        "win_rate": score / n if n else 0.0,
+        "ci95": (lo, hi),
+        "points_per_game": statistics.fmean(o.points for o in outcomes) if n else 0.0,
+        "ms_median": 1000 * _pct(times, 0.5),
+        "ms_p95": 1000 * _pct(times, 0.95),
+        "ms_worst": 1000 * max(times, default=float("nan")),
+        "games_per_min": 60.0 * n / elapsed if elapsed > 0 else 0.0,
+        "decisions": len(times),
+    }
+    print(
+        f"{variant:17} {a:>13} v {b:<13} {n:5d} games  {a} wins {100 * score / max(n, 1):5.1f} % "
+        f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  pts/game {figures['points_per_game']:+7.2f}  "
+        f"{a} ms med {figures['ms_median']:6.1f} p95 {figures['ms_p95']:6.1f} "
+        f"worst {figures['ms_worst']:7.1f}  {figures['games_per_min']:6.1f} games/min",
+        flush=True,
+    )
+    return figures
+
+
+def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) -> None:
+    from ai import weights
+    from ai.tuning import fit_variant, write_weights
+
+    table = {k: dict(v) for k, v in weights.WEIGHTS.items()}
+    for variant in variants:
+        jobs = [(variant, "intermediate", seed + i) for i in range(games)]
+        start = time.perf_counter()
+        chunks = pool.imap_unordered(_samples_game, jobs) if pool else map(_samples_game, jobs)
+        samples = [s for chunk in chunks for s in chunk]
+        table[variant] = fit_variant(variant, samples)
+        took = time.perf_counter() - start
+        print(f"fit {variant}: {games} games, {len(samples)} samples, {took:.0f} s", flush=True)
+    if out.suffix == ".json":
+        out.write_text(json.dumps(table, indent=1, sort_keys=True))
+    else:
+        write_weights(out, table)
+    print(f"wrote {out}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--strength", action="store_true", help="strongest vs baseline (default)")
+    mode.add_argument("--levels", action="store_true", help="each level vs the next lower")
+    mode.add_argument("--baseline", action="store_true", help="baseline vs random and pip")
+    mode.add_argument("--match", nargs=2, metavar=("A", "B"), help="any two players")
+    mode.add_argument("--fit", action="store_true", help="fit the weights on self-play")
+    mode.add_argument("--smoke", action="store_true", help="a few games of every mode (CI)")
+    ap.add_argument("--variants", default="", help="comma-separated engine ids")
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("ai/weights.py"))
+    ap.add_argument("--progress", action="store_true", help="progress lines on stderr")
+    args = ap.parse_args(argv)
+
+    chosen = [v for v in args.variants.split(",") if v]
+    for v in chosen:
+        if v not in VARIANTS:
+            ap.error(f"unknown variant {v!r}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"bench/ai.py: {args.workers} worker(s), seed {args.seed}, "
+        f"load average {load:.1f} on {os.cpu_count()} CPUs",
+        flush=True,
+    )
+    log = sys.stderr if args.progress else None
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(args.workers) if args.workers > 1 else None
+    try:
+        if args.smoke:
+            for v in chosen or ALL_VARIANTS:
+                run_match(pool, v, STRONGEST, BASELINE, 2, args.seed)
+            run_match(pool, "pin", BASELINE, "random", 2, args.seed)
+            run_match(pool, "blocking", "intermediate", "casual", 2, args.seed)
+            return 0
+        if args.fit:
+            fit(
+                pool,
+                chosen or [v for v in ALL_VARIANTS if v != "classic"],
+                args.games,
+                args.seed,
+                args.out,
+            )
+            return 0
+        if args.match:
+            for v in chosen or ALL_VARIANTS:
+                run_match(pool, v, args.match[0], args.match[1], args.games, args.seed, log)
+            return 0
+        if args.levels:
+            for v in chosen or LEVEL_VARIANTS:
+                for lower, upper in itertools.pairwise(LEVELS):
+                    run_match(pool, v, upper, lower, args.games, args.seed, log)
+            return 0
+        if args.baseline:
+            for v in chosen or ALL_VARIANTS:
+                run_match(pool, v, BASELINE, "random", args.games, args.seed, log)
+                run_match(pool, v, BASELINE, "pip", args.games, args.seed, log)
+            return 0
+        for v in chosen or ALL_VARIANTS:
+            run_match(pool, v, STRONGEST, BASELINE, args.games, args.seed, log)
+        return 0
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

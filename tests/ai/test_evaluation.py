@@ -1,0 +1,104 @@
+"""Sanity of the hand evaluation: features match the engine, known positions rank as they must."""
+
+from __future__ import annotations
+
+import pytest
+
+from ai.evaluation import evaluate, evaluator_for
+from ai.features import describe, feature_matrix, feature_names
+from ai.types import MatchContext
+from engine import VARIANTS, Position, get_variant, make_position
+from tests.ai.test_players import sample_decisions
+
+ALL = sorted(VARIANTS)
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_pip_and_off_features_match_the_engine(variant: str) -> None:
+    rules = get_variant(variant)
+    positions = [pos for pos, _ in sample_decisions(variant, 21, 25)]
+    rows, _ = feature_matrix(rules, positions)
+    names = feature_names()
+    for pos, row in zip(positions, rows, strict=True):
+        got = dict(zip(names, row, strict=True))
+        assert got["x_pips"] * 100 == pytest.approx(pos.pips("X"))
+        assert got["o_pips"] * 100 == pytest.approx(pos.pips("O"))
+        assert got["x_off"] * 15 == pytest.approx(pos.off[0])
+        assert got["o_off"] * 15 == pytest.approx(pos.off[1])
+        assert 0.0 <= got["x_hit_any"] <= 1.0
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_values_are_probabilities_and_batch_independent(variant: str) -> None:
+    rules = get_variant(variant)
+    positions = [pos for pos, _ in sample_decisions(variant, 5, 12)]
+    eq, win = evaluate(rules, positions)
+    assert ((win >= 0) & (win <= 1)).all()
+    # Evaluating one at a time gives the same numbers as the batch.
+    for i, pos in enumerate(positions):
+        e1, w1 = evaluate(rules, [pos])
+        assert e1[0] == pytest.approx(eq[i]) and w1[0] == pytest.approx(win[i])
+
+
+def _race(variant: str, x: dict[int, str], o: dict[int, str]) -> Position:
+    return make_position(variant, {**x, **o})
+
+
+@pytest.mark.parametrize("variant", ["classic", "dutch", "neverfinishing", "pin"])
+def test_race_leader_is_favourite(variant: str) -> None:
+    rules = get_variant(variant)
+    # O's point q is X's 25 - q: O on X's 19/20 is 83 pips from home, on X's 24/23 only 22.
+    ahead = _race(variant, {1: "X" * 8, 2: "X" * 7}, {19: "O" * 8, 20: "O" * 7})
+    behind = _race(variant, {6: "X" * 8, 5: "X" * 7}, {24: "O" * 8, 23: "O" * 7})
+    assert not describe(rules, ahead)["contact"]
+    _, win = evaluate(rules, [ahead, behind])
+    assert win[0] > 0.8
+    assert win[1] < 0.2
+
+
+def test_a_won_position_is_exact() -> None:
+    rules = get_variant("classic")
+    backgammon = make_position("classic", {3: "O", 19: "O" * 14}, off=(15, 0))
+    gammon = make_position("classic", {19: "O" * 15}, off=(15, 0))
+    eq, win = evaluate(rules, [backgammon, gammon])
+    assert list(win) == [1.0, 1.0]
+    assert list(eq) == [3.0, 2.0]
+    # In a 1-point match a win is worth one point, however big.
+    eq1, _ = evaluate(rules, [backgammon], MatchContext(length=1))
+    assert eq1[0] == 1.0
+
+
+@pytest.mark.parametrize("variant", ["pin", "pin-mother"])
+def test_pinning_beats_being_pinned(variant: str) -> None:
+    rules = get_variant(variant)
+    pinned = make_position(variant, {24: "X" * 13, 17: "XO", 15: "X", 1: "O" * 13, 8: "O"})
+    pinning = make_position(variant, {24: "X" * 13, 17: "X", 8: "OX", 1: "O" * 13, 10: "O"})
+    _, win = evaluate(rules, [pinned, pinning])
+    assert win[1] > win[0]
+
+
+def test_blocking_covered_checkers_hurt() -> None:
+    rules = get_variant("blocking")
+    free = make_position("blocking", {12: "XX", 13: "OO", 6: "X" * 13, 3: "O" * 13})
+    covered = make_position("blocking", {12: "XXOO", 6: "X" * 13, 3: "O" * 13})
+    assert describe(rules, free)["contact"] and describe(rules, covered)["x_covered"] > 0
+    _, win = evaluate(rules, [free, covered])
+    assert win[0] > win[1]
+
+
+def test_pin_scoring_is_in_points() -> None:
+    """Pin games: expected points grow with the loser's pips (money play)."""
+    rules = get_variant("pin")
+    pos = make_position("pin", {1: "X" * 15, 10: "O" * 15})
+    eq, win = evaluate(rules, [pos])
+    assert win[0] > 0.9
+    assert eq[0] > 100  # O has 225 pips to go; X is all but off
+    assert evaluator_for("pin").stake_scale(rules, pos, MatchContext(length=3)) == 3.0
+
+
+def test_symmetric_start_is_balanced() -> None:
+    """The opening position, O to roll: close to even in every variant (on roll is a small edge)."""
+    for variant in ALL:
+        rules = get_variant(variant)
+        _, win = evaluate(rules, [rules.initial_position()])
+        assert 0.3 < win[0] < 0.7, variant

@@ -1,0 +1,420 @@
+"""TD(λ) self-play training of a variant's learned evaluation (numpy only).
+
+    python -m ai.train VARIANT [--games N | --minutes M] [--seed S] [--resume] [--dir DIR]
+
+The games are played by the engine's own game flow (``engine.game.GameState``: exact rules,
+Express chains included); both sides are the network choosing greedily among all legal plays,
+whose resulting positions are evaluated in one batch. After every decision the weights move
+towards the value of the next position (TD(λ) with eligibility traces, Tesauro's TD-Gammon
+scheme), and at the end of the game towards the result (win, gammons, points).
+
+Checkpoints (weights, game count, the dice generator's state, the learning curve) are written
+at game boundaries every ``--checkpoint-every`` games, at the end and on SIGTERM/SIGINT, so
+``--resume`` continues exactly where the run stopped: a run of N games then M resumed games
+ends with the same weights as one run of N+M games with the same seed. ``--games N`` and
+``--minutes M`` bound this run (not the total).
+
+Progress is printed every ``--eval-every`` games: games trained, the greedy network's win rate
+and points per game against the baseline over a small fixed sample (``--eval-games`` games,
+the same seeded dice each time, seats alternating), and games per minute. Each line is also
+added to the learning curve in the checkpoint metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import numpy as np
+
+from ai.encoding import ENCODING_VERSION, Encoder
+from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
+from engine import Dice, Play, Position, Variant, get_variant
+from engine.game import GameResult, GameState
+
+VARIANTS = tuple(HEADS)
+DEFAULT_DIR = Path("data/train")
+#: Checkpoints committed to the repository, resumed from when ``--dir`` has none.
+COMMITTED_DIR = Path(__file__).resolve().parent / "checkpoints"
+HIDDEN = 80
+ALPHA = 0.1
+LAMBDA = 0.7
+#: Seeds of the fixed evaluation sample (distinct from any training seed in use).
+EVAL_SEED = 1_000_003
+
+#: An opponent for the evaluation games: (rules, position with X to play, dice, legal plays,
+#: rng) -> the chosen play.
+Opponent = Callable[[Variant, Position, Dice, Sequence[Play], random.Random], Play]
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+class NetPlayer:
+    """Greedy (0-ply) play on a network: the play whose result is best for the mover."""
+
+    def __init__(self, net: Network, encoder: Encoder) -> None:
+        self.net = net
+        self.encoder = encoder
+
+    def scores(self, plays: Sequence[Play]) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(inputs, hidden, outputs) of the plays' results, from the opponent's side."""
+        x = self.encoder.encode([p.after for p in plays], opponent_on_roll=True)
+        h, out = self.net.forward(x)
+        return x, h, out
+
+    def pick(self, out: FloatArray) -> int:
+        """The best play's index: the lowest equity for the opponent, who is on roll next."""
+        return int(np.argmin(equity_of(self.net.variant, self.net.heads, out)))
+
+    def choose(
+        self, rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
+    ) -> Play:
+        if len(plays) == 1:
+            return plays[0]
+        return plays[self.pick(self.scores(plays)[2])]
+
+
+def pip_greedy(
+    rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
+) -> Play:
+    """Stand-in baseline: the play that most increases the pip lead (ties at random)."""
+    best = max(p.after.pips("O") - p.after.pips("X") for p in plays)
+    return rng.choice([p for p in plays if p.after.pips("O") - p.after.pips("X") == best])
+
+
+def baseline_opponent() -> tuple[str, Opponent]:
+    """The evaluation opponent: the greedy baseline of ``bench/ai.py`` when the hand
+    evaluation is available, else the pip-count greedy player."""
+    return "pip-greedy", pip_greedy
+
+
+# --- TD(λ) ---------------------------------------------------------------------------------
+
+
+class Learner:
+    """Online TD(λ) on one network; the traces are kept in seat 0's frame."""
+
+    def __init__(self, net: Network, alpha: float, lam: float) -> None:
+        self.net = net
+        self.alpha = np.float32(alpha)
+        self.lam = np.float32(lam)
+        self.perm, self.sign, self.offset = perspective_map(net.heads)
+        self.prev: FloatArray | None = None
+        self.start_game()
+
+    def start_game(self) -> None:
+        k, h, i = len(self.net.heads), self.net.hidden, self.net.inputs
+        self.e_w1 = np.zeros((k, h, i), np.float32)
+        self.e_b1 = np.zeros((k, h), np.float32)
+        self.e_w2 = np.zeros((k, k, h), np.float32)
+        self.e_b2 = np.zeros((k, k), np.float32)
+        self.prev = None
+
+    def to_seat0(self, out: FloatArray, roller: int) -> FloatArray:
+        if roller == 0:
+            return out
+        return np.asarray(self.offset + self.sign * out[self.perm], np.float32)
+
+    def step(self, x: FloatArray, h: FloatArray, out: FloatArray, roller: int) -> None:
+        """The game reached the position with inputs ``x`` and ``roller`` on roll."""
+        v0 = self.to_seat0(out, roller)
+        if self.prev is not None:
+            self._update(v0 - self.prev)
+        net = self.net
+        d = out * (1.0 - out)
+        gh = d[:, None] * net.w2 * (h * (1.0 - h))[None, :]  # (K, H)
+        g_w1 = gh[:, :, None] * x[None, None, :]
+        k = len(d)
+        g_w2 = np.zeros((k, k, net.hidden), np.float32)
+        g_w2[np.arange(k), np.arange(k)] = d[:, None] * h[None, :]
+        g_b2 = np.diag(d).astype(np.float32)
+        if roller == 1:
+            s = self.sign
+            g_w1, gh = s[:, None, None] * g_w1[self.perm], s[:, None] * gh[self.perm]
+            g_w2, g_b2 = s[:, None, None] * g_w2[self.perm], s[:, None] * g_b2[self.perm]
+        lam = self.lam
+        self.e_w1 *= lam
+        self.e_w1 += g_w1
+        self.e_b1 = lam * self.e_b1 + gh
+        self.e_w2 = lam * self.e_w2 + g_w2
+        self.e_b2 = lam * self.e_b2 + g_b2
+        self.prev = v0
+
+    def finish(self, target0: FloatArray) -> None:
+        if self.prev is not None:
+            self._update(target0 - self.prev)
+        self.prev = None
+
+    def _update(self, delta: FloatArray) -> None:
+        a = self.alpha * delta.astype(np.float32)
+        net = self.net
+        net.w1 += np.tensordot(a, self.e_w1, axes=1)
+        net.b1 += a @ self.e_b1
+        net.w2 += np.tensordot(a, self.e_w2, axes=1)
+        net.b2 += a @ self.e_b2
+
+
+def result_targets(heads: tuple[str, ...], result: GameResult) -> FloatArray:
+    """The final values of the heads for seat 0."""
+    won = result.winner == 0
+    lost = result.winner == 1
+    double = result.kind in ("gammon", "backgammon")
+    values = {
+        "win": 1.0 if won else 0.0 if lost else 0.5,
+        "gammon_win": float(won and double),
+        "gammon_loss": float(lost and double),
+        "bg_win": float(won and result.kind == "backgammon"),
+        "bg_loss": float(lost and result.kind == "backgammon"),
+        "points_win": min(result.points / POINTS_SCALE, 1.0) if won else 0.0,
+        "points_loss": min(result.points / POINTS_SCALE, 1.0) if lost else 0.0,
+    }
+    return np.array([values[h] for h in heads], dtype=np.float32)
+
+
+def self_play_game(player: NetPlayer, learner: Learner, rng: random.Random) -> GameResult:
+    """One training game; returns its result (seat 0's view)."""
+    state = GameState.new(player.net.variant, ("0", "1"), rng)
+    learner.start_game()
+    while not state.is_over:
+        seat = state.mover
+        plays = state.legal_plays()
+        x, h, out = player.scores(plays)
+        i = player.pick(out) if len(plays) > 1 else 0
+        learner.step(x[i], h[i], out[i], 1 - seat)
+        state = state._apply(plays[i], rng, auto=False)
+    assert state.result is not None
+    learner.finish(result_targets(player.net.heads, state.result))
+    return state.result
+
+
+def play_match(
+    rules: Variant,
+    first: Opponent,
+    second: Opponent,
+    games: int,
+    seed: int,
+) -> tuple[float, float]:
+    """``first`` against ``second`` over ``games`` seeded games, seats alternating.
+
+    Returns (first's score: wins + half ties, per game; first's net points per game).
+    """
+    score = points = 0.0
+    for g in range(games):
+        rng = random.Random(seed + g)
+        players = (first, second) if g % 2 == 0 else (second, first)
+        state = GameState.new(rules.id, ("a", "b"), rng)
+        while not state.is_over:
+            seat = state.mover
+            plays = state.legal_plays()
+            dice = state.current_dice()
+            assert dice is not None
+            play = (
+                plays[0]
+                if len(plays) == 1
+                else players[seat](rules, state.position_for(seat), dice, plays, rng)
+            )
+            state = state._apply(play, rng, auto=False)
+        result = state.result
+        assert result is not None
+        me = g % 2
+        if result.winner is None:
+            score += 0.5
+        elif result.winner == me:
+            score += 1.0
+            points += result.points
+        else:
+            points -= result.points
+    return score / games, points / games
+
+
+# --- checkpoints ---------------------------------------------------------------------------
+
+
+@dataclass
+class Checkpoint:
+    net: Network
+    games: int
+    rng_state: Any
+    curve: list[dict[str, Any]]
+    config: dict[str, Any]
+
+
+def save_checkpoint(ck: Checkpoint, directory: Path) -> Path:
+    path = directory / f"{ck.net.variant}.npz"
+    ck.net.meta.update(
+        {
+            "games": ck.games,
+            "curve": ck.curve,
+            "config": ck.config,
+            "rng_state": _rng_to_json(ck.rng_state),
+            "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+    )
+    ck.net.save(path)
+    return path
+
+
+def load_checkpoint(path: Path, variant: str) -> Checkpoint:
+    net = Network.load(path, variant)
+    meta = net.meta
+    return Checkpoint(
+        net,
+        int(meta["games"]),
+        _rng_from_json(meta["rng_state"]),
+        list(meta.get("curve", [])),
+        dict(meta["config"]),
+    )
+
+
+def _rng_to_json(state: Any) -> list[Any]:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _rng_from_json(data: list[Any]) -> Any:
+    return (data[0], tuple(data[1]), data[2])
+
+
+# --- command line --------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m ai.train", description=__doc__.split("\n\n")[0])
+    p.add_argument("variant", choices=VARIANTS)
+    bound = p.add_mutually_exclusive_group()
+    bound.add_argument("--games", type=int, help="train this many games in this run")
+    bound.add_argument("--minutes", type=float, help="train for this many minutes")
+    p.add_argument("--seed", type=int, default=1, help="seed of weights and dice (default 1)")
+    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    p.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="checkpoint directory")
+    p.add_argument("--hidden", type=int, default=HIDDEN)
+    p.add_argument("--alpha", type=float, default=ALPHA)
+    p.add_argument("--lam", type=float, default=LAMBDA)
+    p.add_argument("--eval-every", type=int, default=500, help="games between progress lines")
+    p.add_argument("--eval-games", type=int, default=100, help="games of the fixed sample")
+    p.add_argument("--checkpoint-every", type=int, default=500)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.games is not None and args.games < 0 or args.minutes is not None and args.minutes < 0:
+        print("error: --games/--minutes must not be negative", file=sys.stderr)
+        return 2
+    rules = get_variant(args.variant)
+    encoder = Encoder(rules)
+    rng = random.Random(args.seed)
+    ck: Checkpoint | None = None
+    if args.resume:
+        for directory in (args.dir, COMMITTED_DIR):
+            path = directory / f"{args.variant}.npz"
+            if path.exists():
+                try:
+                    ck = load_checkpoint(path, args.variant)
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    print(f"error: cannot resume from {path}: {exc}", file=sys.stderr)
+                    return 1
+                print(f"resuming {path} at {ck.games} games", flush=True)
+                break
+        else:
+            print(f"no checkpoint for {args.variant}: starting afresh", flush=True)
+    if ck is None:
+        config = {
+            "seed": args.seed,
+            "hidden": args.hidden,
+            "alpha": args.alpha,
+            "lambda": args.lam,
+            "encoding_version": ENCODING_VERSION,
+        }
+        net = Network.create(args.variant, encoder.width, args.hidden, args.seed)
+        ck = Checkpoint(net, 0, rng.getstate(), [], config)
+    elif ck.net.inputs != encoder.width:
+        print("error: the checkpoint's inputs do not match the encoding", file=sys.stderr)
+        return 1
+    rng.setstate(ck.rng_state)
+    cfg = ck.config
+    player = NetPlayer(ck.net, encoder)
+    learner = Learner(ck.net, float(cfg["alpha"]), float(cfg["lambda"]))
+    opponent_name, opponent = baseline_opponent()
+
+    stop = False
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    start = time.monotonic()
+    deadline = None if args.minutes is None else start + 60.0 * args.minutes
+    played = 0
+    window_start, window_games = start, 0
+    train_seconds = 0.0
+    if ck.games == 0 and args.eval_every > 0:
+        _report(ck, player, rules, opponent_name, opponent, args.eval_games, 0.0)
+    while not stop:
+        if args.games is not None and played >= args.games:
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        t0 = time.monotonic()
+        self_play_game(player, learner, rng)
+        train_seconds += time.monotonic() - t0
+        played += 1
+        ck.games += 1
+        window_games += 1
+        if args.eval_every > 0 and ck.games % args.eval_every == 0:
+            speed = 60.0 * window_games / max(train_seconds, 1e-9)
+            _report(ck, player, rules, opponent_name, opponent, args.eval_games, speed)
+            window_start, window_games, train_seconds = time.monotonic(), 0, 0.0
+        if ck.games % args.checkpoint_every == 0:
+            ck.rng_state = rng.getstate()
+            save_checkpoint(ck, args.dir)
+    ck.rng_state = rng.getstate()
+    path = save_checkpoint(ck, args.dir)
+    elapsed = time.monotonic() - start
+    print(
+        f"stopped after {played} games in {elapsed / 60:.1f} min; {ck.games} trained in all; "
+        f"checkpoint {path}",
+        flush=True,
+    )
+    del window_start
+    return 0
+
+
+def _report(
+    ck: Checkpoint,
+    player: NetPlayer,
+    rules: Variant,
+    opponent_name: str,
+    opponent: Opponent,
+    games: int,
+    speed: float,
+) -> None:
+    score, ppg = play_match(rules, player.choose, opponent, games, EVAL_SEED)
+    entry = {
+        "games": ck.games,
+        "opponent": opponent_name,
+        "sample": games,
+        "win_rate": round(score, 4),
+        "points_per_game": round(ppg, 3),
+        "games_per_minute": round(speed, 1),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    ck.curve.append(entry)
+    print(json.dumps(entry), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -112,6 +112,10 @@ class Encoder:
         """Number of inputs (without the extra features, whose width is known once called)."""
         return self.board_width
 
+    def global_index(self, name: str) -> int:
+        """The input column of a global feature (``_GLOBALS`` names)."""
+        return 24 * self.point_width + _GLOBALS.index(name)
+
     # --- per-stack table -------------------------------------------------------------------
 
     def _stack_features(self, stack: str) -> tuple[list[float], list[float]]:

@@ -15,8 +15,9 @@ ends with the same weights as one run of N+M games with the same seed. ``--games
 ``--minutes M`` bound this run (not the total).
 
 Progress is printed every ``--eval-every`` games: games trained, the greedy network's win rate
-and points per game against the baseline over a small fixed sample (``--eval-games`` games,
-the same seeded dice each time, seats alternating), and games per minute. Each line is also
+and points per game (1-point games, as in ``bench/ai.py``) against the benchmark's greedy
+baseline (the hand evaluation at 0 ply) over a small fixed sample (``--eval-games`` games, the
+same seeded dice each time, seats alternating), and games per minute of training. Each line is also
 added to the learning curve in the checkpoint metadata.
 """
 
@@ -37,7 +38,10 @@ from typing import Any
 import numpy as np
 
 from ai.encoding import ENCODING_VERSION, Encoder
+from ai.learned import LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
+from ai.players import BASELINE, choose_play
+from ai.types import MatchContext
 from engine import Dice, Play, Position, Variant, get_variant
 from engine.game import GameResult, GameState
 
@@ -50,6 +54,7 @@ ALPHA = 0.1
 LAMBDA = 0.7
 #: Seeds of the fixed evaluation sample (distinct from any training seed in use).
 EVAL_SEED = 1_000_003
+ONE_POINT = MatchContext(length=1)
 
 #: An opponent for the evaluation games: (rules, position with X to play, dice, legal plays,
 #: rng) -> the chosen play.
@@ -84,18 +89,27 @@ class NetPlayer:
         return plays[self.pick(self.scores(plays)[2])]
 
 
-def pip_greedy(
+def benchmark_player(net: Network) -> Opponent:
+    """The network as the strongest level's 0-ply would play it in a 1-point game."""
+    learned = LearnedEvaluator(net)
+
+    def choose(
+        rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
+    ) -> Play:
+        equity, _ = learned.evaluate(rules, [p.after for p in plays], ONE_POINT)
+        return plays[int(np.argmax(equity))]
+
+    return choose
+
+
+def greedy_baseline(
     rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
 ) -> Play:
-    """Stand-in baseline: the play that most increases the pip lead (ties at random)."""
-    best = max(p.after.pips("O") - p.after.pips("X") for p in plays)
-    return rng.choice([p for p in plays if p.after.pips("O") - p.after.pips("X") == best])
+    """The benchmark's baseline: the greedy (0-ply) player on the hand evaluation."""
+    return choose_play(rules, pos, dice, level=BASELINE, rng=rng, match=ONE_POINT)
 
 
-def baseline_opponent() -> tuple[str, Opponent]:
-    """The evaluation opponent: the greedy baseline of ``bench/ai.py`` when the hand
-    evaluation is available, else the pip-count greedy player."""
-    return "pip-greedy", pip_greedy
+BASELINE_NAME = f"hand-{BASELINE}"
 
 
 # --- TD(λ) ---------------------------------------------------------------------------------
@@ -308,7 +322,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.games is not None and args.games < 0 or args.minutes is not None and args.minutes < 0:
+    if (args.games or 0) < 0 or (args.minutes or 0) < 0:
         print("error: --games/--minutes must not be negative", file=sys.stderr)
         return 2
     rules = get_variant(args.variant)
@@ -345,7 +359,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = ck.config
     player = NetPlayer(ck.net, encoder)
     learner = Learner(ck.net, float(cfg["alpha"]), float(cfg["lambda"]))
-    opponent_name, opponent = baseline_opponent()
 
     stop = False
 
@@ -362,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     window_start, window_games = start, 0
     train_seconds = 0.0
     if ck.games == 0 and args.eval_every > 0:
-        _report(ck, player, rules, opponent_name, opponent, args.eval_games, 0.0)
+        _report(ck, rules, args.eval_games, 0.0)
     while not stop:
         if args.games is not None and played >= args.games:
             break
@@ -376,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         window_games += 1
         if args.eval_every > 0 and ck.games % args.eval_every == 0:
             speed = 60.0 * window_games / max(train_seconds, 1e-9)
-            _report(ck, player, rules, opponent_name, opponent, args.eval_games, speed)
+            _report(ck, rules, args.eval_games, speed)
             window_start, window_games, train_seconds = time.monotonic(), 0, 0.0
         if ck.games % args.checkpoint_every == 0:
             ck.rng_state = rng.getstate()
@@ -393,19 +406,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _report(
-    ck: Checkpoint,
-    player: NetPlayer,
-    rules: Variant,
-    opponent_name: str,
-    opponent: Opponent,
-    games: int,
-    speed: float,
-) -> None:
-    score, ppg = play_match(rules, player.choose, opponent, games, EVAL_SEED)
+def _report(ck: Checkpoint, rules: Variant, games: int, speed: float) -> None:
+    score, ppg = play_match(rules, benchmark_player(ck.net), greedy_baseline, games, EVAL_SEED)
     entry = {
         "games": ck.games,
-        "opponent": opponent_name,
+        "opponent": BASELINE_NAME,
         "sample": games,
         "win_rate": round(score, 4),
         "points_per_game": round(ppg, 3),

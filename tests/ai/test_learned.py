@@ -1,0 +1,307 @@
+"""The learned evaluations: encoding, network, TD(λ) training, shipped weights and fallback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ai import learned
+from ai.encoding import ENCODING_VERSION, Encoder
+from ai.evaluation import evaluator_for
+from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned
+from ai.network import HEADS, Network, equity_of, perspective_map
+from ai.train import Learner, main, result_targets
+from ai.types import MatchContext
+from engine import Position, get_variant
+from engine.game import GameResult, GameState
+
+VARIANTS = sorted(HEADS)
+
+
+def game_positions(variant: str, seed: int, count: int) -> list[Position]:
+    """Positions from seeded random games (bar, reserve, covered checkers, bear-off occur)."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        state = GameState.new(variant, ("a", "b"), rng)
+        while not state.is_over and len(out) < count:
+            play = rng.choice(state.legal_plays())
+            out.append(play.after)
+            state = state._apply(play, rng, auto=False)
+    return out
+
+
+# --- encoding ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_encoding_from_the_opponent_side_is_the_flipped_position(variant: str) -> None:
+    enc = Encoder(variant)
+    positions = game_positions(variant, 3, 300)
+    direct = enc.encode(positions, opponent_on_roll=True)
+    flipped = enc.encode([p.flip() for p in positions])
+    assert direct.shape == (300, enc.width)
+    assert direct.dtype == np.float32
+    np.testing.assert_array_equal(direct, flipped)
+    assert np.isfinite(direct).all()
+    # Different positions mostly encode differently (the encoding is not degenerate).
+    assert len({row.tobytes() for row in direct}) > 200
+
+
+def test_encoding_of_known_positions() -> None:
+    enc = Encoder("pin")
+    start = get_variant("pin").initial_position()
+    row = enc.encode([start])[0]
+    g = enc.global_index
+    assert row[g("pips_me")] == pytest.approx((24 * 13 + 17 + 15) / 200.0)
+    assert row[g("pips_opp")] == pytest.approx((24 * 13 + 17 + 15) / 200.0)
+    assert row[g("contact")] == 1.0
+    # Point 24 holds 13 free checkers of the roller: thermometer 1,1,1 and (13-3)/2.
+    width = enc.point_width
+    assert list(row[23 * width : 23 * width + 4]) == [1.0, 1.0, 1.0, 5.0]
+    # A pinned opposing checker (O under X) and one of the roller's own covered (X under O).
+    pos = Position("pin", ("", "OX", *("",) * 21, "XO", ""))
+    row = enc.encode([pos])[0]
+    assert row[0 * width + 0] == 1.0  # point 1: a free X on top
+    assert row[0 * width + 10] == 1.0  # ... covering an O
+    assert row[22 * width + 4] == 1.0  # point 23: a free O on top
+    assert row[22 * width + 8] == 1.0  # ... covering an X
+    # Blocking: a lone checker owns its point.
+    enc_b = Encoder("blocking")
+    pos = Position("blocking", ("", "X", "OOX", *("",) * 22), reserve=(12, 13))
+    row = enc_b.encode([pos])[0]
+    wb = enc_b.point_width
+    assert row[0 * wb + 12] == 1.0 and row[1 * wb + 12] == 1.0  # X owns points 1 and 2
+    assert row[1 * wb + 10] == 1.0  # two O covered on point 2
+    assert row[enc_b.global_index("res_opp")] == pytest.approx(13 / 15)
+
+
+# --- network -------------------------------------------------------------------------------
+
+
+def test_forward_batch_and_equity() -> None:
+    net = Network.create("dutch", 30, 7, seed=1)
+    x = np.random.default_rng(0).random((5, 30), dtype=np.float32)
+    h, out = net.forward(x)
+    assert h.shape == (5, 7) and out.shape == (5, 3)
+    # One batch call equals row-by-row calls.
+    for i in range(5):
+        np.testing.assert_allclose(net.evaluate(x[i : i + 1])[0], out[i], rtol=1e-5)
+    eq = equity_of("dutch", net.heads, out)
+    np.testing.assert_allclose(eq, 2 * out[:, 0] - 1 + out[:, 1] - out[:, 2], rtol=1e-5)
+
+
+def test_perspective_map_swaps_sides() -> None:
+    heads = HEADS["pin"]
+    perm, sign, offset = perspective_map(heads)
+    out = np.array([0.7, 0.2, 0.1, 0.05, 0.01, 0.3, 0.1], dtype=np.float32)
+    other = offset + sign * out[perm]
+    assert other[heads.index("win")] == pytest.approx(0.3)
+    assert other[heads.index("gammon_win")] == pytest.approx(0.1)
+    assert other[heads.index("points_loss")] == pytest.approx(0.3)
+    back = offset + sign * other[perm]
+    np.testing.assert_allclose(back, out, rtol=1e-6)
+
+
+@pytest.mark.parametrize("roller", [0, 1])
+def test_td_traces_are_the_output_gradients(roller: int) -> None:
+    """With λ = 0 the trace after one step is the gradient of each head (seat 0's frame):
+    compare with finite differences."""
+    net = Network.create("pin", 12, 5, seed=3)
+    learner = Learner(net, alpha=0.1, lam=0.0)
+    x = np.random.default_rng(1).random(12, dtype=np.float32)
+    h, out = net.forward(x[None, :])
+    learner.step(x, h[0], out[0], roller)
+
+    def value(w1: np.ndarray, w2: np.ndarray) -> np.ndarray:
+        probe = Network("pin", net.heads, w1, net.b1, w2, net.b2)
+        return learner.to_seat0(probe.evaluate(x[None, :].astype(np.float32))[0], roller)
+
+    eps = 1e-2
+    for j, i in [(0, 0), (2, 7), (4, 11)]:
+        w1 = net.w1.astype(np.float64)
+        plus, minus = w1.copy(), w1.copy()
+        plus[j, i] += eps
+        minus[j, i] -= eps
+        numeric = (value(plus, net.w2) - value(minus, net.w2)) / (2 * eps)
+        np.testing.assert_allclose(learner.e_w1[:, j, i], numeric, atol=2e-4)
+    for k, j in [(0, 1), (5, 3)]:
+        w2 = net.w2.astype(np.float64)
+        plus, minus = w2.copy(), w2.copy()
+        plus[k, j] += eps
+        minus[k, j] -= eps
+        numeric = (value(net.w1, plus) - value(net.w1, minus)) / (2 * eps)
+        np.testing.assert_allclose(learner.e_w2[:, k, j], numeric, atol=2e-4)
+
+
+def test_td_update_moves_the_value_towards_the_result() -> None:
+    net = Network.create("blocking", 10, 6, seed=2)
+    learner = Learner(net, alpha=0.5, lam=0.7)
+    x = np.full(10, 0.5, dtype=np.float32)
+    before = float(net.evaluate(x[None, :])[0, 0])
+    for _ in range(5):
+        learner.start_game()
+        h, out = net.forward(x[None, :])
+        learner.step(x, h[0], out[0], 0)
+        learner.finish(result_targets(net.heads, GameResult(0, 1, "single")))
+    assert float(net.evaluate(x[None, :])[0, 0]) > before + 0.05
+
+
+def test_result_targets() -> None:
+    t = result_targets(HEADS["pin"], GameResult(1, 120, "gammon"))
+    got = dict(zip(HEADS["pin"], t.tolist(), strict=True))
+    assert got["win"] == 0.0 and got["gammon_loss"] == 1.0 and got["bg_loss"] == 0.0
+    assert got["points_loss"] == pytest.approx(120 / 400) and got["points_win"] == 0.0
+    tie = result_targets(HEADS["pin-mother"], GameResult(None, 0, "tie"))
+    assert tie[0] == 0.5 and tie[1:].sum() == 0.0
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def test_save_load_round_trip_and_refusals(tmp_path: Path) -> None:
+    enc = Encoder("neverfinishing")
+    net = Network.create("neverfinishing", enc.width, 9, seed=4)
+    path = tmp_path / "neverfinishing.npz"
+    net.save(path)
+    again = Network.load(path, "neverfinishing")
+    for name, arr in net.arrays().items():
+        np.testing.assert_array_equal(again.arrays()[name], arr)
+        assert again.arrays()[name].dtype == np.float32
+    with pytest.raises(ValueError, match="not 'pin'"):
+        Network.load(path, "pin")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    for key, bad in (("encoding_version", ENCODING_VERSION + 1), ("hidden", 3), ("heads", [])):
+        broken = dict(meta, **{key: bad})
+        path.with_suffix(".json").write_text(json.dumps(broken))
+        with pytest.raises(ValueError):
+            Network.load(path)
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    nan = Network("neverfinishing", net.heads, net.w1 * np.nan, net.b1, net.w2, net.b2, meta)
+    nan.save(path)
+    with pytest.raises(ValueError, match="finite"):
+        Network.load(path)
+
+
+def test_missing_or_broken_weights_fall_back_to_the_hand_evaluation(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caplog.set_level(logging.INFO, logger="ai.learned")
+    assert load_learned("dutch", tmp_path) is None
+    assert "no learned weights for dutch" in caplog.text
+    (tmp_path / "dutch.npz").write_bytes(b"not a numpy file")
+    (tmp_path / "dutch.json").write_text('{"variant": "dutch"}')
+    caplog.clear()
+    assert load_learned("dutch", tmp_path) is None
+    assert "failed to load" in caplog.text
+    # The level's evaluator then is the hand one; with weights loaded, the learned one.
+    monkeypatch.setattr(learned, "_LOADED", {"dutch": None})
+    assert evaluator("dutch", learned=True) is evaluator_for("dutch")
+    net = Network.create("dutch", Encoder("dutch").width, 4, seed=1)
+    loaded = LearnedEvaluator(net)
+    monkeypatch.setattr(learned, "_LOADED", {"dutch": loaded})
+    assert evaluator("dutch", learned=True) is loaded
+    assert evaluator("dutch", learned=False) is evaluator_for("dutch")
+
+
+def test_learned_evaluator_values(tmp_path: Path) -> None:
+    enc = Encoder("dutch")
+    net = Network.create("dutch", enc.width, 8, seed=5)
+    ev = LearnedEvaluator(net)
+    rules = get_variant("dutch")
+    positions = game_positions("dutch", 9, 40)
+    eq, win = ev.evaluate(rules, positions)
+    assert eq.shape == win.shape == (40,)
+    assert ((win >= 0) & (win <= 1)).all()
+    # In a 1-point match only winning counts.
+    eq1, win1 = ev.evaluate(rules, positions, MatchContext(length=1))
+    np.testing.assert_allclose(eq1, 2 * win1 - 1, atol=1e-6)
+    # A finished game is valued exactly: X has borne off all, O none (a gammon).
+    done = Position("dutch", ("", "", *("",) * 20, "OO", "", ""), reserve=(0, 13), off=(15, 0))
+    eq, win = ev.evaluate(rules, [done])
+    assert win[0] == 1.0 and eq[0] == 2.0
+
+
+# --- training program ----------------------------------------------------------------------
+
+
+def test_training_resumes_exactly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["pin-mother", "--hidden", "6", "--seed", "7", "--eval-every", "0"]
+    assert main([*common, "--games", "4", "--dir", str(tmp_path / "a")]) == 0
+    assert main([*common, "--games", "2", "--dir", str(tmp_path / "b")]) == 0
+    assert main([*common, "--games", "2", "--dir", str(tmp_path / "b"), "--resume"]) == 0
+    a = Network.load(tmp_path / "a" / "pin-mother.npz")
+    b = Network.load(tmp_path / "b" / "pin-mother.npz")
+    assert a.meta["games"] == b.meta["games"] == 4
+    for name, arr in a.arrays().items():
+        np.testing.assert_array_equal(b.arrays()[name], arr)
+    # Training changed the weights.
+    fresh = Network.create("pin-mother", a.inputs, 6, seed=7)
+    assert not np.array_equal(fresh.w1, a.w1)
+    assert "resuming" in capsys.readouterr().out
+
+
+def test_training_reports_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["blocking", "--hidden", "4", "--games", "1", "--eval-every", "1", "--eval-games", "2"]
+    assert main([*args, "--dir", str(tmp_path)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert [e["games"] for e in lines] == [0, 1]
+    assert all(0.0 <= e["win_rate"] <= 1.0 and e["sample"] == 2 for e in lines)
+    assert lines[1]["games_per_minute"] > 0
+    curve = Network.load(tmp_path / "blocking.npz").meta["curve"]
+    assert [e["games"] for e in curve] == [0, 1]
+
+
+def test_training_refuses_bad_arguments(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        main(["chess"])
+    with pytest.raises(SystemExit):
+        main(["pin", "--games", "3", "--minutes", "1"])
+    assert main(["pin", "--games", "-1", "--dir", str(tmp_path)]) == 2
+    (tmp_path / "pin.npz").write_bytes(b"junk")
+    (tmp_path / "pin.json").write_text("{}")
+    assert main(["pin", "--resume", "--games", "0", "--dir", str(tmp_path)]) == 1
+
+
+# --- shipped weights -----------------------------------------------------------------------
+
+SHIPPED = sorted(WEIGHTS_DIR.glob("*.npz"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_weights_load_and_give_their_recorded_evaluation(path: Path) -> None:
+    assert path.stat().st_size < 1_000_000
+    variant = path.stem
+    ev = load_learned(variant, WEIGHTS_DIR)
+    assert ev is not None
+    net = ev.net
+    meta = net.meta
+    assert meta["encoding_version"] == ENCODING_VERSION
+    assert net.w1.shape == (meta["hidden"], Encoder(variant).width)
+    assert net.w2.shape == (len(HEADS[variant]), meta["hidden"])
+    assert all(a.dtype == np.float32 for a in net.arrays().values())
+    for key in ("games", "seed", "date", "benchmark"):
+        assert key in meta, key
+    # The recorded evaluation of the variant's starting position after a fixed first play.
+    check = meta["check"]
+    rules = get_variant(variant)
+    state = GameState.new(variant, ("a", "b"), random.Random(check["seed"]))
+    play = sorted(state.legal_plays(), key=lambda p: p.text)[0]
+    assert play.text == check["play"]
+    outputs = ev.outputs([play.after])[0]
+    np.testing.assert_allclose(outputs, check["outputs"], atol=1e-5)
+    eq, _ = ev.evaluate(rules, [play.after])
+    assert eq[0] == pytest.approx(check["equity"], abs=1e-4)
+
+
+def test_shipped_weights_directory_has_only_weights() -> None:
+    for path in WEIGHTS_DIR.glob("*"):
+        assert path.suffix in (".npz", ".json", ".md"), path
+        if path.suffix == ".npz":
+            assert path.stem in HEADS
+            assert path.with_suffix(".json").exists()

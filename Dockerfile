@@ -1,9 +1,19 @@
+# Build stage: install the runtime lock (every package pinned, hashes checked) into a virtual
+# environment, so the final image holds exactly what the tests ran and no build tools.
+FROM python:3.11-slim AS build
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+COPY requirements.txt /tmp/requirements.txt
+RUN python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --require-hashes -r /tmp/requirements.txt
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PATH=/opt/venv/bin:$PATH
 
 # The bot runs as an unprivileged user; only /data is writable by it.
 RUN groupadd --gid 10001 bot \
@@ -11,12 +21,9 @@ RUN groupadd --gid 10001 bot \
     && mkdir -p /data \
     && chown bot:bot /data
 
+COPY --from=build /opt/venv /opt/venv
+
 WORKDIR /app
-
-# Dependencies first, so this layer stays cached until requirements.txt changes.
-COPY requirements.txt ./
-RUN pip install -r requirements.txt
-
 COPY . .
 
 ENV DATABASE_PATH=/data/backgammon.sqlite3

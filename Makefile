@@ -1,5 +1,6 @@
-# Everything runs inside .venv, created on first use. The stamp files record which requirement
-# files were installed, so pip only runs again after one of them changes.
+# Everything runs inside .venv, created on first use. The stamp files record which lock files
+# were installed, so pip only runs again after one of them changes. Every install is from a
+# pip-compile lock with hashes (requirements*.txt, generated from requirements*.in by `make lock`).
 
 PYTHON ?= python3
 VENV := .venv
@@ -7,11 +8,17 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-requirements
 DEV_STAMP := $(VENV)/.installed-requirements-dev
 BENCH_STAMP := $(VENV)/.installed-requirements-bench
-# Optional extra tools for bench/ (e.g. a reference implementation to compare against).
-BENCH_REQUIREMENTS := $(wildcard requirements-bench.txt)
-PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --require-hashes
+# The locks in the order they build on each other: each .in is constrained (-c) by the locks
+# before it, so a package shared by two locks has one version everywhere.
+LOCKS := requirements.txt requirements-dev.txt requirements-bench.txt
+# One fixed command line, so a lock comes out the same wherever it is generated; the machine's
+# own pip index and find-links settings never end up in a lock.
+PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links --newline=lf
+export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test lint format bench clean-venv
+.PHONY: run test lint format bench lock check-locks clean-venv
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
@@ -28,14 +35,49 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Runs every script in bench/ (they print their own figures); _*.py are helpers, not scripts.
-bench: $(if $(BENCH_REQUIREMENTS),$(BENCH_STAMP),$(DEV_STAMP))
+# Runs every benchmark module in bench/ (they print their own figures); _*.py are helpers.
+# BENCH_ARGS=--smoke runs each once on tiny inputs (what CI does, so none can rot).
+bench: $(BENCH_STAMP)
 	@for script in bench/*.py; do \
-		[ -e "$$script" ] || continue; \
-		case "$${script##*/}" in _*) continue ;; esac; \
-		echo "== $$script"; \
-		PYTHONPATH=. $(BIN)/python "$$script" || exit 1; \
+		name=$${script##*/}; name=$${name%.py}; \
+		case "$$name" in _*|__init__) continue ;; esac; \
+		echo "== python -m bench.$$name $(BENCH_ARGS)"; \
+		$(BIN)/python -m "bench.$$name" $(BENCH_ARGS) || exit 1; \
 	done
+
+# Regenerates every lock from its .in file, keeping the current pin of every package whose
+# requirements did not change. Run it after editing a requirements*.in file and commit the .in
+# and the locks together. A deliberate upgrade: `make lock LOCK_ARGS=--upgrade` (everything) or
+# `make lock LOCK_ARGS='--upgrade-package NAME'`.
+lock: $(DEV_STAMP)
+	@for lock in $(LOCKS); do \
+		echo "== $$lock"; \
+		$(BIN)/pip-compile $(PIP_COMPILE_FLAGS) $(LOCK_ARGS) \
+			--output-file "$$lock" "$${lock%.txt}.in" || exit 1; \
+	done
+
+# Fails when a lock is not what `make lock` would generate from its .in file: recompiles copies
+# of the inputs and locks in a scratch directory and compares, ignoring the header comment and
+# the hash lines (PyPI may add a wheel, and so a hash, to an old release at any time).
+check-locks: $(DEV_STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	cp requirements*.in $(LOCKS) "$$tmp" && \
+	compiler=$(abspath $(BIN))/pip-compile && \
+	strip() { sed -e '1,/^[^#]/{/^#/d}' -e '/^ *--hash=/d' "$$1"; } && \
+	stale=0 && \
+	for lock in $(LOCKS); do \
+		(cd "$$tmp" && "$$compiler" $(PIP_COMPILE_FLAGS) --output-file "$$lock" "$${lock%.txt}.in") \
+			|| exit 1; \
+		strip "$$lock" > "$$tmp/committed" && strip "$$tmp/$$lock" > "$$tmp/generated" && \
+		if diff -u --label "$$lock (committed)" --label "$$lock (from $${lock%.txt}.in)" \
+			"$$tmp/committed" "$$tmp/generated"; then \
+			echo "$$lock is up to date with $${lock%.txt}.in"; \
+		else \
+			echo "error: $$lock is out of date with $${lock%.txt}.in: run 'make lock' and commit both" >&2; \
+			stale=1; \
+		fi; \
+	done; \
+	exit $$stale
 
 clean-venv:
 	rm -rf $(VENV)
@@ -49,12 +91,11 @@ $(RUN_STAMP): requirements.txt | $(BIN)/python
 	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
-# requirements-dev.txt includes requirements.txt, so this also satisfies the run stamp.
+# The development lock goes on top of the runtime lock; this also satisfies the run stamp.
 $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
-	$(PIP_INSTALL) -r requirements-dev.txt
+	$(PIP_INSTALL) -r requirements.txt -r requirements-dev.txt
 	touch $@ $(RUN_STAMP)
 
-# requirements-bench.txt includes requirements-dev.txt.
-$(BENCH_STAMP): requirements.txt requirements-dev.txt $(BENCH_REQUIREMENTS) | $(BIN)/python
-	$(PIP_INSTALL) -r requirements-bench.txt
+$(BENCH_STAMP): $(LOCKS) | $(BIN)/python
+	$(PIP_INSTALL) $(addprefix -r ,$(LOCKS))
 	touch $@ $(DEV_STAMP) $(RUN_STAMP)

@@ -141,7 +141,7 @@ def load_config(environ: Mapping[str, str]) -> Config:
     guild_id: int | None = None
     raw_guild = _optional(environ, "DISCORD_GUILD_ID")
     if raw_guild is not None:
-        if not raw_guild.isdigit() or int(raw_guild) <= 0:
+        if not (raw_guild.isascii() and raw_guild.isdigit()) or int(raw_guild) <= 0:
             raise ConfigError(
                 f"DISCORD_GUILD_ID {raw_guild!r} is invalid: expected a numeric server id"
             )
@@ -157,7 +157,7 @@ def load_config(environ: Mapping[str, str]) -> Config:
     dice_seed: int | None = None
     raw_seed = _optional(environ, "DICE_SEED")
     if raw_seed is not None:
-        if not raw_seed.isdigit():
+        if not (raw_seed.isascii() and raw_seed.isdigit()):
             raise ConfigError(f"DICE_SEED {raw_seed!r} is invalid: expected a whole number")
         dice_seed = int(raw_seed)
 

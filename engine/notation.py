@@ -16,6 +16,15 @@ from engine.variants import Variant, get_variant
 
 MAX_INPUT = 200  # nobody types a longer play; refuse early instead of parsing garbage
 
+# Full-width forms (U+FF01-FF5E) of the ASCII characters, as East Asian keyboards type them, read
+# as their ASCII selves: １３／７ is 13/7. No other digits count (², ①, ٣ are E_SYNTAX): only
+# ASCII digits are point numbers, which str.isdigit() alone does not ensure.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+
+
+def _is_number(word: str) -> bool:
+    return word.isascii() and word.isdigit()
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -47,7 +56,7 @@ def _parse_token(raw: str) -> Token:
     if text.endswith(")"):
         open_at = text.rfind("(")
         inside = text[open_at + 1 : -1]
-        if open_at <= 0 or not inside.isdigit():
+        if open_at <= 0 or not _is_number(inside):
             raise _syntax(f"'{raw}': a repeat count is written like 13/7(2).")
         count = int(inside)
         if count not in (2, 3, 4):
@@ -61,7 +70,7 @@ def _parse_token(raw: str) -> Token:
     markers: list[str] = [""]
     if source in ("bar", "b"):
         points.append(BAR)
-    elif source.isdigit():
+    elif _is_number(source):
         value = _number(source, raw)
         if value == 0:
             raise _syntax(f"'{raw}': off can only be the last point of a move.")
@@ -80,7 +89,7 @@ def _parse_token(raw: str) -> Token:
             hop = hop[:-1]
         if hop in ("off", "o"):
             value = OFF
-        elif hop.isdigit():
+        elif _is_number(hop):
             value = _number(hop, raw)
         elif hop in ("bar", "b"):
             raise _syntax(f"'{raw}': bar can only be the start of a move.")
@@ -107,7 +116,7 @@ def parse_tokens(text: str) -> list[Token]:
     """Syntax only (RULES §7.2): the tokens of ``text``; ``[]`` is the empty play."""
     if len(text) > MAX_INPUT:
         raise _syntax("That is far too long for one play.")
-    cleaned = text.replace(",", " ").lower().split()
+    cleaned = text.translate(_FULL_WIDTH).replace(",", " ").lower().split()
     if not cleaned or cleaned == ["pass"]:
         return []
     return [_parse_token(word) for word in cleaned]

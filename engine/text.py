@@ -12,8 +12,8 @@ from engine.errors import PositionError
 from engine.position import EMPTY, NUM_CHECKERS, O, Position, X
 from engine.variants import VARIANTS, get_variant
 
-_STACK = re.compile(r"^([XO])(\d+)$")
-_PAIR = re.compile(r"^(bar|res|off) (\d+)/(\d+)$")
+_STACK = re.compile(r"^([XO])([0-9]+)$")
+_PAIR = re.compile(r"^(bar|res|off) ([0-9]+)/([0-9]+)$")
 _UNLOCKED = re.compile(r"^unlocked X=(yes|no) O=(yes|no)$")
 _CHAIN = re.compile(r"^\[([1-6])x([1-4])\]$")
 MAX_LINE = 1000
@@ -103,7 +103,8 @@ def parse_position(line: str) -> tuple[Position, Dice | None]:
     if fields[1] != "-":
         for item in fields[1].split():
             point_text, sep, stack_text = item.partition(":")
-            if not sep or not point_text.isdigit() or not 1 <= int(point_text) <= 24:
+            ascii_number = point_text.isascii() and point_text.isdigit()
+            if not sep or not ascii_number or not 1 <= int(point_text) <= 24:
                 raise PositionError(f"'{item}' is not a point like 13:X5")
             point = int(point_text)
             if pts[point]:

@@ -217,7 +217,7 @@ def test_bad_gateway_url_is_rejected(tmp_path: Path, raw: str) -> None:
 # --- DISCORD_GUILD_ID / LOG_LEVEL -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw", ["abc", "12.5", "-5", "0", "1e5", "0x10"])
+@pytest.mark.parametrize("raw", ["abc", "12.5", "-5", "0", "1e5", "0x10", "1²", "①", "١٢"])
 def test_non_integer_guild_id_is_rejected(tmp_path: Path, raw: str) -> None:
     with pytest.raises(ConfigError, match="DISCORD_GUILD_ID") as info:
         load_config(make_env(tmp_path, DISCORD_GUILD_ID=raw))
@@ -438,3 +438,6 @@ def test_dice_seed_is_optional_and_must_be_a_whole_number(tmp_path: Path) -> Non
     assert load_config(make_env(tmp_path, DICE_SEED="42")).dice_seed == 42
     with pytest.raises(ConfigError, match="DICE_SEED"):
         load_config(make_env(tmp_path, DICE_SEED="abc"))
+    for raw in ("4²", "①", "٤٢"):  # isdigit() but not ASCII: int() would fail or surprise
+        with pytest.raises(ConfigError, match="DICE_SEED"):
+            load_config(make_env(tmp_path, DICE_SEED=raw))

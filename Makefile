@@ -18,7 +18,7 @@ PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --newline=lf
 export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test lint format bench lock check-locks clean-venv
+.PHONY: run test lint format bench bench-smoke lock check-locks clean-venv
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
@@ -35,15 +35,22 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Runs every benchmark module in bench/ (they print their own figures); _*.py are helpers.
-# BENCH_ARGS=--smoke runs each once on tiny inputs (what CI does, so none can rot).
-bench: $(BENCH_STAMP)
-	@for script in bench/*.py; do \
-		name=$${script##*/}; name=$${name%.py}; \
-		case "$$name" in _*|__init__) continue ;; esac; \
-		echo "== python -m bench.$$name $(BENCH_ARGS)"; \
-		$(BIN)/python -m "bench.$$name" $(BENCH_ARGS) || exit 1; \
+# Runs every benchmark module in bench/ as `python -m bench.NAME` (so none can shadow a package
+# of the project); they print their own figures. _*.py are helpers, not benchmarks.
+BENCH_LOOP = for script in bench/*.py; do \
+		name=$${script\#\#*/}; name=$${name%.py}; \
+		case "$$name" in _*) continue ;; esac; \
+		echo "== python -m bench.$$name $(1)"; \
+		$(BIN)/python -m "bench.$$name" $(1) || exit 1; \
 	done
+
+bench: $(BENCH_STAMP)
+	@$(call BENCH_LOOP,$(BENCH_ARGS))
+
+# Every benchmark once with --smoke (tiny inputs, seconds each), as CI does so none can rot.
+# Needs only the development lock (a benchmark skips what requirements-bench.txt would add).
+bench-smoke: $(DEV_STAMP)
+	@$(call BENCH_LOOP,--smoke)
 
 # Regenerates every lock from its .in file, keeping the current pin of every package whose
 # requirements did not change. Run it after editing a requirements*.in file and commit the .in

@@ -10,7 +10,7 @@ ends, so the driver's own work is outside the measured window.
 
 ``--burst`` also measures the worst case where all N games send a move at the same instant.
 
-Usage: python bench/e2e.py [--games 1 100] [--seconds 40] [--think 2 6] [--burst]
+Usage: python -m bench.e2e [--games 1 100] [--seconds 40] [--think 2 6] [--burst] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,21 +19,16 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from engine.game import MOVE, GameState  # noqa: E402
-from engine.position import X  # noqa: E402
-from storage import Database  # noqa: E402
-from tests.e2e.harness import BotProcess, Table  # noqa: E402
-from tests.fake_discord import FakeDiscord  # noqa: E402
-from tests.fake_discord.models import FakeUser  # noqa: E402
+from engine.game import MOVE, GameState
+from engine.position import X
+from storage import Database
+from tests.e2e.harness import BotProcess, Table
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeUser
 
 VARIANT = "pin"  # no cube, so every decision is a /move
 
@@ -122,7 +117,10 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0, help="measuring time per setting")
     parser.add_argument("--think", type=float, nargs=2, default=[2.0, 6.0])
     parser.add_argument("--burst", action="store_true", help="also all games at one instant")
+    parser.add_argument("--smoke", action="store_true", help="2 games for 2 s + a burst (CI)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.seconds, args.think, args.burst = [2], 2.0, [0.05, 0.2], True
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         async with FakeDiscord() as fake:

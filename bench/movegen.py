@@ -1,6 +1,6 @@
 """Move-generation speed: microseconds per full-turn listing of all distinct legal plays.
 
-Run from the project root: ``PYTHONPATH=. .venv/bin/python bench/movegen.py [--quick]``.
+Run from the project root: ``.venv/bin/python -m bench.movegen [--quick | --smoke]``.
 Prints figures only; nothing here passes or fails (the "target" column just compares with the
 targets from the issue). Deterministic: every position comes from seeded random self-play.
 
@@ -713,7 +713,8 @@ def forced_chains(rolls: Sequence[Timed], args: argparse.Namespace) -> list[Row]
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="fewer positions")
+    parser.add_argument("--smoke", action="store_true", help="a few positions, seconds (CI)")
     parser.add_argument(
         "--variants",
         default=",".join(ALL_VARIANTS),
@@ -731,6 +732,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--no-openspiel", action="store_true", help="skip the OpenSpiel side")
     parser.add_argument("--profile", action="store_true", help="cProfile the classic listings")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.quick = False
+        args.positions, args.decisions, args.express_decisions = 20, 20, 10
+        args.forced, args.repeat = 3, 1
     args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in args.variants if v not in ALL_VARIANTS]
     if unknown:

@@ -1,4 +1,4 @@
-"""Board renderer speed and size: ``PYTHONPATH=. .venv/bin/python bench/render.py [N]``.
+"""Board renderer speed and size: ``.venv/bin/python -m bench.render [N] [--smoke]``.
 
 Renders N random plausible boards of all variants (plus the gallery scenes) after a warm-up
 and prints the median/p95 time of render+encode, the split between painting and encoding,
@@ -11,20 +11,12 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-# Run as a script (``python bench/render.py``, as ``make bench`` does), this file's directory is
-# first on sys.path and this module would shadow the ``render`` package: put the root there.
-_HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0] or ".").resolve() == _HERE:
-    sys.path[0] = str(_HERE.parent)
-
-from render import board, sprites, text  # noqa: E402
-from render.board import encode_png, render_board, render_image  # noqa: E402
-from render.samples import gallery, random_scene  # noqa: E402
-from render.scene import BoardScene  # noqa: E402
+from render import board, sprites, text
+from render.board import encode_png, render_board, render_image
+from render.samples import gallery, random_scene
+from render.scene import BoardScene
 
 
 def _clear_caches() -> None:
@@ -55,7 +47,10 @@ def main() -> None:
     ap.add_argument("n", nargs="?", type=int, default=300)
     ap.add_argument("--theme", default="default")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--smoke", action="store_true", help="20 boards, a second (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.n = 20
     rng = random.Random(args.seed)
     scenes: list[BoardScene] = [sc for _, sc, _ in gallery()]
     while len(scenes) < args.n:

@@ -6,7 +6,7 @@ ONE guild (the worst case for a leaderboard) across all variants, through
 then prints the median and p95 of each hot query over RUNS calls. Target: under 20 ms each.
 It also prints the cost of one ``commit_action`` with synchronous=FULL vs NORMAL.
 
-Run: PYTHONPATH=. .venv/bin/python bench/storage.py [--games N] [--players N] [--runs N]
+Run: .venv/bin/python -m bench.storage [--games N] [--players N] [--runs N] [--smoke]
 """
 
 from __future__ import annotations
@@ -22,14 +22,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-# This script is named like the package it measures: drop bench/ from the import path (Python
-# puts the script's folder first) so that `storage` is the package, and find the project root.
-_BENCH_DIR = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _BENCH_DIR]
-sys.path.insert(0, str(_BENCH_DIR.parent))
-
-from storage import Database, GameResult, ImportedGame, NewMove  # noqa: E402
-from storage.models import ResultKind  # noqa: E402
+from storage import Database, GameResult, ImportedGame, NewMove
+from storage.models import ResultKind
 
 GUILD = 1
 VARIANTS = (
@@ -115,7 +109,10 @@ async def main() -> int:
     parser.add_argument("--players", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--smoke", action="store_true", help="a tiny database, seconds (CI)")
     args = parser.parse_args()
+    if args.smoke:
+        args.games, args.players, args.runs = 300, 30, 5
     rng = random.Random(args.seed)
 
     with tempfile.TemporaryDirectory(prefix="bench-storage-") as tmp:

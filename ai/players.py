@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ai.evaluation import evaluate, evaluator_for
+from ai.evaluation import evaluator_for
+from ai.learned import evaluator as level_evaluator
 from ai.search import search_values
 from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
 from engine import ChainDice, Dice, Play, Position, Variant, legal_plays
@@ -35,6 +36,8 @@ class LevelSpec:
     budget: float
     #: Searched plays are those within this much equity (per unit of stake) of the 0-ply best.
     margin: float = 0.0
+    #: Use the learned evaluation (``ai.learned``) in the variants that ship weights for it.
+    learned: bool = False
 
 
 LEVEL_SPECS: dict[str, LevelSpec] = {
@@ -42,7 +45,7 @@ LEVEL_SPECS: dict[str, LevelSpec] = {
     "casual": LevelSpec(noise=0.12, search=0, budget=0.5),
     "intermediate": LevelSpec(noise=0.05, search=0, budget=0.5),
     "strong": LevelSpec(noise=0.0, search=0, budget=0.5),
-    "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.12),
+    "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.12, learned=True),
 }
 assert tuple(LEVEL_SPECS) == LEVELS
 
@@ -88,15 +91,16 @@ def rank_hand(
 ) -> list[RankedPlay]:
     """Rank with the hand evaluation (+ search and noise per level), best first."""
     spec = level_spec(level)
+    ev = level_evaluator(rules.id, spec.learned)
     if plays is None:
         plays = _plays(rules, pos, dice)
     if len(plays) == 1:
-        eq, win = evaluate(rules, [plays[0].after], match)
+        eq, win = ev.evaluate(rules, [plays[0].after], match)
         return [RankedPlay(plays[0], float(eq[0]), float(win[0]))]
     if deadline is None:
         deadline = time.monotonic() + spec.budget
     afters = [p.after for p in plays]
-    eq, win = evaluate(rules, afters, match)
+    eq, win = ev.evaluate(rules, afters, match)
     equity = eq.copy()
     wins = win.copy()
     order = [int(i) for i in np.argsort(-eq, kind="stable")]
@@ -108,7 +112,7 @@ def rank_hand(
         # Only plays close to the best are worth a search: a clear 0-ply choice stays.
         close = [i for i in order[: spec.search] if eq[i] >= eq[order[0]] - spec.margin * scale]
         if len(close) > 1:
-            searched = search_values(rules, afters, close, match, deadline, spec.search)
+            searched = search_values(rules, afters, close, match, deadline, spec.search, ev)
         for i, (e, w) in searched.items():
             equity[i], wins[i] = e, w
     if spec.noise > 0:

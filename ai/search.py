@@ -10,12 +10,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ai.evaluation import evaluator_for
 from ai.types import MatchContext
 from engine import Position, Roll, Variant, legal_plays
+
+if TYPE_CHECKING:
+    from ai.learned import PositionEvaluator
 
 #: The 21 distinct rolls with their chances.
 ROLLS: tuple[tuple[Roll, float], ...] = tuple(
@@ -41,9 +45,13 @@ def reply_value(
     after: Position,
     match: MatchContext | None,
     deadline: float | None,
+    ev: PositionEvaluator | None = None,
 ) -> tuple[float, float] | None:
-    """(equity, win) for X of ``after`` (X has played, O on roll) at 1 ply; None at the deadline."""
-    ev = evaluator_for(rules.id)
+    """(equity, win) for X of ``after`` (X has played, O on roll) at 1 ply; None at the deadline.
+
+    ``ev``: the level's evaluation (default: the hand evaluation)."""
+    if ev is None:
+        ev = evaluator_for(rules.id)
     opp = after.flip()
     replies: list[Position] = []
     bounds: list[int] = []
@@ -74,6 +82,7 @@ def search_values(
     match: MatchContext | None,
     deadline: float | None,
     limit: int,
+    ev: PositionEvaluator | None = None,
 ) -> dict[int, tuple[float, float]]:
     """1-ply values of up to ``limit`` candidates, taken in ``order``, until the deadline."""
     out: dict[int, tuple[float, float]] = {}
@@ -81,7 +90,7 @@ def search_values(
         after = afters[i]
         if rules.result(after) is not None:
             continue  # the game is over: the 0-ply value is exact
-        got = reply_value(rules, after, match, deadline)
+        got = reply_value(rules, after, match, deadline, ev)
         if got is None:
             break
         out[i] = got

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +16,10 @@ from ai.encoding import ENCODING_VERSION, Encoder
 from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned
 from ai.network import HEADS, Network, equity_of, perspective_map
+from ai.players import BASELINE, choose_play, rank_plays
 from ai.train import Learner, main, result_targets
-from ai.types import MatchContext
-from engine import Position, get_variant
+from ai.types import STRONGEST, MatchContext
+from engine import Position, Variant, get_variant, legal_plays
 from engine.game import GameResult, GameState
 
 VARIANTS = sorted(HEADS)
@@ -305,3 +307,52 @@ def test_shipped_weights_directory_has_only_weights() -> None:
         if path.suffix == ".npz":
             assert path.stem in HEADS
             assert path.with_suffix(".json").exists()
+
+
+# --- the levels ----------------------------------------------------------------------------
+
+
+class CountingEvaluator(LearnedEvaluator):
+    """A real learned evaluation that counts the positions it was asked about."""
+
+    seen = 0
+
+    def evaluate(
+        self,
+        rules: Variant,
+        positions: Sequence[Position],
+        match: MatchContext | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        self.seen += len(positions)
+        return super().evaluate(rules, positions, match)
+
+
+@pytest.mark.parametrize("variant", ["blocking", "pin"])
+def test_the_strongest_level_uses_the_learned_evaluation_where_loaded(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = get_variant(variant)
+    net = Network.create(variant, Encoder(variant).width, 6, seed=1)
+    counting = CountingEvaluator(net)
+    monkeypatch.setattr(learned, "_LOADED", {variant: counting})
+    rng = random.Random(4)
+    state = GameState.new(variant, ("a", "b"), rng)
+    checked = 0
+    while not state.is_over and checked < 6:
+        plays = state.legal_plays()
+        dice = state.current_dice()
+        assert dice is not None
+        pos = state.position_for(state.mover)
+        if len(plays) > 1:
+            before = counting.seen
+            rank_plays(rules, pos, dice, level=BASELINE, rng=rng)
+            assert counting.seen == before  # the baseline stays on the hand evaluation
+            ranked = rank_plays(rules, pos, dice, level=STRONGEST, rng=rng)
+            assert counting.seen >= before + len(plays)
+            assert sorted(r.play.after for r in ranked) == sorted(p.after for p in plays)
+            checked += 1
+        state = state._apply(rng.choice(plays), rng, auto=False)
+    # Without weights the strongest level still plays (on the hand evaluation).
+    monkeypatch.setattr(learned, "_LOADED", {variant: None})
+    play = choose_play(rules, pos, dice, level=STRONGEST, rng=rng)
+    assert play in legal_plays(pos, dice, rules)

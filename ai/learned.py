@@ -134,6 +134,15 @@ def load_learned(variant_id: str, directory: Path = WEIGHTS_DIR) -> LearnedEvalu
 
 
 _LOADED: dict[str, LearnedEvaluator | None] = {}
+_ENABLED = True
+
+
+def use_learned(enabled: bool) -> bool:
+    """Switch the learned evaluations on or off for this process (benchmarks compare the
+    strongest level with and without them); returns the previous setting."""
+    global _ENABLED
+    previous, _ENABLED = _ENABLED, enabled
+    return previous
 
 
 def learned_for(variant_id: str) -> LearnedEvaluator | None:
@@ -146,7 +155,7 @@ def learned_for(variant_id: str) -> LearnedEvaluator | None:
 def evaluator(variant_id: str, learned: bool) -> PositionEvaluator:
     """The evaluation a level uses: the learned one if asked for and available, else the hand
     evaluation."""
-    if learned:
+    if learned and _ENABLED:
         got = learned_for(variant_id)
         if got is not None:
             return got
@@ -160,4 +169,5 @@ __all__ = [
     "evaluator",
     "learned_for",
     "load_learned",
+    "use_learned",
 ]

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ai.encoding import ENCODING_VERSION, Encoder
-from ai.learned import LearnedEvaluator
+from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play
 from ai.types import MatchContext
@@ -299,6 +299,47 @@ def _rng_from_json(data: list[Any]) -> Any:
     return (data[0], tuple(data[1]), data[2])
 
 
+# --- shipping ------------------------------------------------------------------------------
+
+
+def known_evaluation(ev: LearnedEvaluator, seed: int = 1) -> dict[str, Any]:
+    """A reference evaluation recorded with shipped weights (their test recomputes it): the
+    first play (by text) of the first roll of a game with seeded dice."""
+    rules = get_variant(ev.variant_id)
+    state = GameState.new(ev.variant_id, ("a", "b"), random.Random(seed))
+    play = sorted(state.legal_plays(), key=lambda p: p.text)[0]
+    outputs = ev.outputs([play.after])[0]
+    equity, _ = ev.evaluate(rules, [play.after])
+    return {
+        "seed": seed,
+        "play": play.text,
+        "outputs": [round(float(v), 7) for v in outputs],
+        "equity": round(float(equity[0]), 6),
+    }
+
+
+def ship(variant: str, source: Path, target: Path, benchmark: dict[str, Any]) -> Path:
+    """Copy a checkpoint to the shipped weights with their metadata (without the dice state)."""
+    ck = load_checkpoint(source / f"{variant}.npz", variant)
+    net = ck.net
+    meta = {k: v for k, v in net.meta.items() if k not in ("rng_state", "saved")}
+    meta.update(
+        {
+            "games": ck.games,
+            "seed": ck.config["seed"],
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "benchmark": benchmark,
+            "check": known_evaluation(LearnedEvaluator(net)),
+            "trained_by": f"python -m ai.train {variant} --seed {ck.config['seed']} "
+            f"--games {ck.games}",
+        }
+    )
+    net.meta = meta
+    path = target / f"{variant}.npz"
+    net.save(path)
+    return path
+
+
 # --- command line --------------------------------------------------------------------------
 
 
@@ -317,6 +358,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-every", type=int, default=500, help="games between progress lines")
     p.add_argument("--eval-games", type=int, default=100, help="games of the fixed sample")
     p.add_argument("--checkpoint-every", type=int, default=500)
+    p.add_argument(
+        "--ship",
+        action="store_true",
+        help="copy the checkpoint to the shipped weights (ai/weights/) instead of training",
+    )
+    p.add_argument("--benchmark", default="{}", help="--ship: benchmark figures (a JSON object)")
     return p
 
 
@@ -325,6 +372,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.games or 0) < 0 or (args.minutes or 0) < 0:
         print("error: --games/--minutes must not be negative", file=sys.stderr)
         return 2
+    if args.ship:
+        try:
+            figures = json.loads(args.benchmark)
+            path = ship(args.variant, args.dir, WEIGHTS_DIR, figures)
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: cannot ship {args.variant}: {exc}", file=sys.stderr)
+            return 1
+        print(f"shipped {path}", flush=True)
+        return 0
     rules = get_variant(args.variant)
     encoder = Encoder(rules)
     rng = random.Random(args.seed)

@@ -8,7 +8,8 @@ Modes (default ``--strength``):
   variant (``--variants`` to choose), ``--games`` per variant (default 400).
 * ``--levels``: each level against the next lower one (classic, pin, blocking by default).
 * ``--baseline``: the baseline against a random player and a pip-count-only greedy player.
-* ``--match A B``: any two players (a level, ``random``, ``pip``, or ``LEVEL:weights.json``).
+* ``--match A B``: any two players (a level, ``random``, ``pip``, ``LEVEL:weights.json``, or
+  ``LEVEL:hand``: the level without the learned evaluations of ``ai/weights/``).
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
   (written to ``--out``, default ``ai/weights.py``); ``--regress`` then compares tables.
 * ``--smoke``: a few games of each mode, for CI: checks the machinery, not the figures.
@@ -45,6 +46,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _ROOT / "bench":
 
 from ai.arena import Player, pip_player, play_game, random_player  # noqa: E402
 from ai.evaluation import WeightTable, use_weights  # noqa: E402
+from ai.learned import use_learned  # noqa: E402
 from ai.players import BASELINE, choose_play  # noqa: E402
 from ai.types import LEVELS, STRONGEST  # noqa: E402
 from engine import VARIANTS, Dice, Play, Position, Variant  # noqa: E402
@@ -74,7 +76,8 @@ def make_player(spec: str) -> Player:
     if level not in LEVELS:
         raise SystemExit(f"unknown player {spec!r}")
     table: WeightTable | None = None
-    if path:
+    learned = path != "hand"
+    if path and learned:
         if path not in _TABLES:
             _TABLES[path] = json.loads(Path(path).read_text())
         table = _TABLES[path]
@@ -83,10 +86,12 @@ def make_player(spec: str) -> Player:
         from ai.arena import ONE_POINT
 
         previous = use_weights(table)
+        was_learned = use_learned(learned)
         try:
             return choose_play(rules, pos, dice, level=level, rng=rng, match=ONE_POINT)
         finally:
             use_weights(previous)
+            use_learned(was_learned)
 
     return play
 

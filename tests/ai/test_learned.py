@@ -14,10 +14,10 @@ import pytest
 from ai import learned
 from ai.encoding import ENCODING_VERSION, Encoder
 from ai.evaluation import evaluator_for
-from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned
+from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
 from ai.network import HEADS, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, rank_plays
-from ai.train import Learner, main, result_targets
+from ai.train import Learner, main, result_targets, ship
 from ai.types import STRONGEST, MatchContext
 from engine import Position, Variant, get_variant, legal_plays
 from engine.game import GameResult, GameState
@@ -209,6 +209,12 @@ def test_missing_or_broken_weights_fall_back_to_the_hand_evaluation(
     monkeypatch.setattr(learned, "_LOADED", {"dutch": loaded})
     assert evaluator("dutch", learned=True) is loaded
     assert evaluator("dutch", learned=False) is evaluator_for("dutch")
+    # Benchmarks switch the learned evaluations off for a comparison.
+    assert use_learned(False) is True
+    try:
+        assert evaluator("dutch", learned=True) is evaluator_for("dutch")
+    finally:
+        use_learned(True)
 
 
 def test_learned_evaluator_values(tmp_path: Path) -> None:
@@ -275,11 +281,11 @@ def test_training_refuses_bad_arguments(tmp_path: Path) -> None:
 SHIPPED = sorted(WEIGHTS_DIR.glob("*.npz"))
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
-def test_shipped_weights_load_and_give_their_recorded_evaluation(path: Path) -> None:
+def check_shipped(path: Path) -> None:
+    """What every shipped weights file must satisfy."""
     assert path.stat().st_size < 1_000_000
     variant = path.stem
-    ev = load_learned(variant, WEIGHTS_DIR)
+    ev = load_learned(variant, path.parent)
     assert ev is not None
     net = ev.net
     meta = net.meta
@@ -289,7 +295,7 @@ def test_shipped_weights_load_and_give_their_recorded_evaluation(path: Path) -> 
     assert all(a.dtype == np.float32 for a in net.arrays().values())
     for key in ("games", "seed", "date", "benchmark"):
         assert key in meta, key
-    # The recorded evaluation of the variant's starting position after a fixed first play.
+    # The recorded evaluation of a position after a fixed first play.
     check = meta["check"]
     rules = get_variant(variant)
     state = GameState.new(variant, ("a", "b"), random.Random(check["seed"]))
@@ -299,6 +305,24 @@ def test_shipped_weights_load_and_give_their_recorded_evaluation(path: Path) -> 
     np.testing.assert_allclose(outputs, check["outputs"], atol=1e-5)
     eq, _ = ev.evaluate(rules, [play.after])
     assert eq[0] == pytest.approx(check["equity"], abs=1e-4)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_weights_load_and_give_their_recorded_evaluation(path: Path) -> None:
+    check_shipped(path)
+
+
+def test_shipping_a_checkpoint(tmp_path: Path) -> None:
+    args = ["dutch", "--hidden", "5", "--games", "1", "--eval-every", "0"]
+    assert main([*args, "--dir", str(tmp_path)]) == 0
+    target = tmp_path / "shipped"
+    figures = {"vs_baseline": {"games": 0}}
+    path = ship("dutch", tmp_path, target, figures)
+    check_shipped(path)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["games"] == 1 and meta["benchmark"] == figures and "rng_state" not in meta
+    # The command line refuses a variant without a checkpoint.
+    assert main(["pin", "--ship", "--dir", str(tmp_path)]) == 1
 
 
 def test_shipped_weights_directory_has_only_weights() -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
@@ -144,7 +145,9 @@ class Games(commands.Cog):
         self.bot = bot
         self.table = table
         self.db: Storage = table.db
-        self._abort_requests: dict[int, int] = {}  # game id -> user who asked to abort
+        #: Channels whose latest board never reached Discord (an action was committed but its
+        #: reply failed): the board is posted the next time anyone uses a game command there.
+        self._owed_boards: set[int] = set()
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(GameButton, ChallengeButton)
@@ -155,6 +158,60 @@ class Games(commands.Cog):
         self.bot.remove_dynamic_items(GameButton, ChallengeButton)
 
     # --- helpers ----------------------------------------------------------------------------
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        command = interaction.command.name if interaction.command else ""
+        if command != "board":  # /board shows it anyway
+            await self._deliver_owed_board(interaction)
+        return True
+
+    async def _deliver_owed_board(self, interaction: discord.Interaction[Any]) -> None:
+        """Post the board a failed reply left out, as a plain channel message (never raises)."""
+        channel_id = interaction.channel_id
+        if channel_id is None or channel_id not in self._owed_boards:
+            return
+        self._owed_boards.discard(channel_id)
+        try:
+            game = await self.db.get_active_game(channel_id)
+            channel = interaction.channel
+            if game is None or channel is None or not hasattr(channel, "send"):
+                return
+            state = self.table.state_of(game)
+            png = await self.table.render(state)
+            kwargs: dict[str, Any] = {
+                "content": prompt(game, state) or "The current board:",
+                "file": discord.File(io.BytesIO(png), filename=BOARD_FILE),
+                "allowed_mentions": discord.AllowedMentions(users=True),
+            }
+            view = board_view(game, state)
+            if view is not None:
+                kwargs["view"] = view
+            await channel.send(**kwargs)
+        except Exception:
+            self._owed_boards.add(channel_id)  # try again at the next command
+            log.warning("could not post the owed board in channel %s", channel_id, exc_info=True)
+
+    async def _reply_committed(
+        self,
+        interaction: discord.Interaction[Any],
+        channel_id: int,
+        send: Coroutine[Any, Any, None],
+        recorded: str,
+    ) -> None:
+        """Send the reply to an action that is already committed. If Discord does not take it
+        (5xx, 429, a late callback), never suggest trying again: tell the player privately that
+        it was recorded (``recorded``), and owe the channel its board."""
+        try:
+            await send
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            log.warning("action in channel %s committed but its reply failed: %s", channel_id, exc)
+            self._owed_boards.add(channel_id)
+            try:
+                await interaction.followup.send(recorded, ephemeral=True)
+            except Exception as again:
+                log.warning("the follow-up failed too: %s", again)
+        else:
+            self._owed_boards.discard(channel_id)
 
     async def _active_game(self, interaction: discord.Interaction[Any]) -> Game | None:
         assert interaction.channel_id is not None
@@ -231,8 +288,12 @@ class Games(commands.Cog):
                     interaction, "Someone acted on this game at the same moment; look again."
                 )
                 return
-        self._abort_requests.pop(game.id, None)
-        await self._send_board(interaction, outcome, header(outcome))
+        await self._reply_committed(
+            interaction,
+            game.channel_id,
+            self._send_board(interaction, outcome, header(outcome)),
+            _recorded(outcome),
+        )
 
     # --- challenges -------------------------------------------------------------------------
 
@@ -276,17 +337,26 @@ class Games(commands.Cog):
             await reply_error(interaction, "There is already an open challenge in this channel.")
             return
         settings = await self.db.get_guild_settings(interaction.guild_id)
-        challenge = await self.db.create_challenge(
-            interaction.guild_id,
-            interaction.channel_id,
-            interaction.user.id,
-            opponent.id,
-            variant.value,
-            now=now,
-            match_length=length,
-            expires_at=now + settings.challenge_expiry_seconds,
-            options=chosen,
-        )
+        try:
+            challenge = await self.db.create_challenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                opponent.id,
+                variant.value,
+                now=now,
+                match_length=length,
+                expires_at=now + settings.challenge_expiry_seconds,
+                options=chosen,
+            )
+        except ChannelBusyError:
+            # Another /challenge (or an accept) in this channel won the race since the checks.
+            await reply_error(
+                interaction,
+                "Someone else just started a challenge or a game in this channel; "
+                "answer it, or start a thread.",
+            )
+            return
         view = discord.ui.View(timeout=None)
         view.add_item(ChallengeButton("accept", challenge.id))
         view.add_item(ChallengeButton("decline", challenge.id))
@@ -300,7 +370,13 @@ class Games(commands.Cog):
             view=view,
             allowed_mentions=discord.AllowedMentions(users=[opponent]),
         )
-        message = await interaction.original_response()
+        try:
+            message = await interaction.original_response()
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            # The challenge is posted and its buttons and /accept work without the id, which
+            # only lets the bot tidy the message up later.
+            log.warning("challenge %s posted but its message not re-read: %s", challenge.id, exc)
+            return
         await self.db.set_challenge_message(challenge.id, message.id)
 
     @challenge.autocomplete("options")
@@ -394,7 +470,13 @@ class Games(commands.Cog):
         )
         opening = outcome.state.record
         header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
-        await self._send_board(interaction, outcome, header)
+        await self._reply_committed(
+            interaction,
+            challenge.channel_id,
+            self._send_board(interaction, outcome, header),
+            "You accepted: the game has started, but Discord did not take the reply. "
+            "/board shows the game.",
+        )
 
     @tasks.loop(seconds=30)
     async def expire_challenges(self) -> None:
@@ -541,6 +623,7 @@ class Games(commands.Cog):
             return
         state = self.table.state_of(game)
         await self._send_board(interaction, Outcome(game, state), "")
+        self._owed_boards.discard(game.channel_id)
 
     @app_commands.command(name="resign", description="Resign the current game")
     @app_commands.guild_only()
@@ -576,22 +659,41 @@ class Games(commands.Cog):
                 interaction, "Only the players (both agreeing) or a moderator can abort a game."
             )
             return
-        requested = self._abort_requests.get(game.id)
-        if not moderator and (requested is None or requested == user):
-            self._abort_requests[game.id] = user
-            other = GameTable.user_of(game, 1 - seat) if seat is not None else None
+        moves = [NewMove(user, "abort", "aborted")]
+        async with self.table.lock(game.channel_id):
+            try:
+                if moderator:
+                    await self.db.abort_game(game.id, now=self.table.clock(), moves=moves)
+                    result = "aborted"
+                else:
+                    # Stored with the game, checked and acted on in one transaction: the two
+                    # players' requests agree whichever lands first, also across a restart.
+                    result, _ = await self.db.request_abort(
+                        game.id, user, now=self.table.clock(), moves=moves
+                    )
+            except ConflictError:
+                await reply_error(interaction, "This game has already ended.")
+                return
+        other = GameTable.user_of(game, 1 - seat) if seat is not None else None
+        if result == "requested":
             await interaction.response.send_message(
                 f"{interaction.user.mention} wants to abort this game. "
                 f"{mention(other) if other else 'The opponent'}, use /abort to agree.",
                 allowed_mentions=discord.AllowedMentions(users=True),
             )
-            return
-        async with self.table.lock(game.channel_id):
-            await self.db.abort_game(
-                game.id, now=self.table.clock(), moves=[NewMove(user, "abort", "aborted")]
+        elif result == "repeated":
+            await reply_error(
+                interaction,
+                "You have already asked to abort this game; "
+                f"waiting for {mention(other) if other else 'your opponent'} to agree with /abort.",
             )
-        self._abort_requests.pop(game.id, None)
-        await interaction.response.send_message("The game was aborted; it is not rated.")
+        else:
+            await self._reply_committed(
+                interaction,
+                game.channel_id,
+                interaction.response.send_message("The game was aborted; it is not rated."),
+                "The game was aborted (not rated), but Discord did not take the reply.",
+            )
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
@@ -613,6 +715,16 @@ class Games(commands.Cog):
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
+def _recorded(outcome: Outcome) -> str:
+    """The follow-up after a committed action whose reply failed."""
+    if outcome.game.status != "active":
+        return (
+            "Your action was recorded and the game is over, but Discord did not take the "
+            "reply. /history shows the result."
+        )
+    return "Your action was recorded, but Discord did not take the reply. /board shows the game."
 
 
 def parse_rule_options(variant_id: str, text: str) -> tuple[str, ...]:

@@ -546,7 +546,8 @@ class Storage(ABC):
         async with self._write() as tx:
             changed = await tx.execute(
                 "UPDATE games SET state_json = ?, version = version + 1, last_action_at = ?, "
-                "reminded_at = NULL WHERE id = ? AND version = ? AND status = 'active'",
+                "reminded_at = NULL, abort_requested_by = NULL "
+                "WHERE id = ? AND version = ? AND status = 'active'",
                 (new_state_json, now, game_id, expected_version),
             )
             if changed != 1:
@@ -702,6 +703,57 @@ class Storage(ABC):
             await _insert_moves(tx, game_id, moves, now)
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return game_from_row(rows[0])
+
+    async def request_abort(
+        self, game_id: int, user_id: int, *, now: float, moves: Sequence[NewMove] = ()
+    ) -> tuple[str, Game]:
+        """A player asks to abort an active game; the request is stored with the game.
+
+        Returns ``("aborted", game)`` when the other player had asked already (the game is
+        aborted in the same transaction, with ``moves``), ``("requested", game)`` for a new
+        request and ``("repeated", game)`` when this player had asked already. Both requests
+        agree whichever lands first. Any later action on the game clears the request.
+        Raises :class:`ConflictError` if the game is not active, :class:`InvalidInputError` if
+        ``user_id`` is not one of its players.
+        """
+        check_id("game_id", game_id)
+        check_id("user_id", user_id)
+        now = check_time("now", now)
+        check_moves(moves)
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                "SELECT player_x, player_o, abort_requested_by FROM games "
+                f"WHERE id = ? AND status = 'active'{self._FOR_UPDATE}",
+                (game_id,),
+            )
+            if not rows:
+                raise ConflictError(f"game {game_id} is not active")
+            player_x, player_o, requested = rows[0]
+            if user_id not in (player_x, player_o):
+                raise InvalidInputError(f"user {user_id} is not a player of game {game_id}")
+            if requested is None or requested == user_id:
+                outcome = "repeated" if requested == user_id else "requested"
+                await tx.execute(
+                    "UPDATE games SET abort_requested_by = ? WHERE id = ?", (user_id, game_id)
+                )
+            else:
+                outcome = "aborted"
+                await tx.execute(
+                    "UPDATE games SET status = 'aborted', version = version + 1, "
+                    "last_action_at = ?, finished_at = ? WHERE id = ?",
+                    (now, now, game_id),
+                )
+                await _insert_moves(tx, game_id, moves, now)
+            rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return outcome, game_from_row(rows[0])
+
+    async def abort_requested_by(self, game_id: int) -> int | None:
+        """The player whose abort request on the game is pending, if any."""
+        check_id("game_id", game_id)
+        row = await self._fetchone(
+            "SELECT abort_requested_by FROM games WHERE id = ? AND status = 'active'", (game_id,)
+        )
+        return None if row is None or row[0] is None else int(row[0])
 
     async def game_moves(self, game_id: int) -> list[Move]:
         """The game's history, in order."""

@@ -142,6 +142,40 @@ class ErrorRecord:
 
 
 @dataclass
+class Fault:
+    """An injected failure of the next ``times`` requests matching ``method`` and ``path``.
+
+    ``after=False``: the request is refused and has no effect. ``after=True``: the request is
+    carried out and then answered with the error, as when Discord did the work but the answer
+    was lost (a 5xx from a proxy, a timeout). ``delay`` seconds pass before either, e.g. to make
+    an interaction callback late. A 429 carries no ``Via`` header, so discord.py does not retry
+    it (Cloudflare's bans look like that)."""
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    code: int = 0
+    message: str = "injected fault"
+    after: bool = False
+    times: int = 1
+    delay: float = 0.0
+    hits: int = 0
+
+    def matches(self, request: web.Request) -> bool:
+        return (
+            self.hits < self.times
+            and request.method == self.method
+            and self.path.search(request.path) is not None
+        )
+
+    def response(self) -> web.Response:
+        body: JSON = {"message": self.message, "code": self.code}
+        if self.status == 429:
+            body.update(retry_after=0.5, **{"global": False})
+        return json_response(body, status=self.status)
+
+
+@dataclass
 class CommandSync:
     guild_id: int | None
     names: list[str]
@@ -239,6 +273,7 @@ class FakeDiscord:
         self.gateway_queries: list[dict[str, str]] = []
         self.typing_count = 0
 
+        self.faults: list[Fault] = []
         self.requests: deque[RequestRecord] = deque(maxlen=request_log_size)
         self.errors: list[ErrorRecord] = []
         self.unknown_routes: list[RequestRecord] = []
@@ -477,6 +512,24 @@ class FakeDiscord:
         """Close the bot's socket with ``code`` (4000 = unknown error: discord.py reconnects)."""
         session = self._require_session()
         await session.shutdown(code, "fake disconnect")
+
+    def inject_fault(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        *,
+        code: int = 0,
+        message: str = "injected fault",
+        after: bool = False,
+        times: int = 1,
+        delay: float = 0.0,
+    ) -> Fault:
+        """Make the next ``times`` REST requests ``method`` whose path matches the regular
+        expression ``path`` fail with ``status`` (see :class:`Fault`)."""
+        fault = Fault(method.upper(), re.compile(path), status, code, message, after, times, delay)
+        self.faults.append(fault)
+        return fault
 
     # ------------------------------------------------------------------ interaction injection
 
@@ -898,9 +951,20 @@ class FakeDiscord:
     async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         record = RequestRecord(request.method, request.path)
         self.requests.append(record)
+        fault = next((f for f in self.faults if f.matches(request)), None)
         try:
-            self._check_auth(request)
-            response = await handler(request)
+            if fault is not None:
+                fault.hits += 1
+                await asyncio.sleep(fault.delay)
+                if fault.after:
+                    await handler(request)
+                self.errors.append(
+                    ErrorRecord(request.method, request.path, fault.status, fault.code, "fault")
+                )
+                response = fault.response()
+            else:
+                self._check_auth(request)
+                response = await handler(request)
         except ApiError as err:
             response = json_response(err.payload(), status=err.status)
             self.errors.append(

@@ -1,0 +1,243 @@
+"""Races and Discord-side faults through the fake Discord: every request gets a specific reply,
+no traceback, and a committed action is never reported as failed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from engine.game import MOVE, GameState
+from storage import Database
+from tests.fake_discord import FakeDiscord, InteractionHandle
+
+from .harness import TIMEOUT, BotProcess, Table, mover_user
+
+CALLBACK = r"/interactions/\d+/[^/]+/callback$"
+GENERIC = "Something went wrong"
+
+
+def _no_errors_logged(caplog: pytest.LogCaptureFixture) -> None:
+    bad = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not bad, [r.getMessage() for r in bad]
+
+
+async def _replies(handles: list[InteractionHandle]) -> list[tuple[bool, str]]:
+    callbacks = await asyncio.gather(*(h.wait_initial(TIMEOUT) for h in handles))
+    return [(c.ephemeral, c.content or "") for c in callbacks]
+
+
+async def test_concurrent_challenges_in_one_channel(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    challengers = [table.alice, *(fake.add_user(f"c{i}") for i in range(5))]
+    handles = await asyncio.gather(
+        *(
+            fake.slash(user, table.channel, "challenge", opponent=table.bob, variant="pin")
+            for user in challengers
+        )
+    )
+    replies = await _replies(list(handles))
+    public = [text for ephemeral, text in replies if not ephemeral]
+    refused = [text for ephemeral, text in replies if ephemeral]
+    assert len(public) == 1 and "challenges you" in public[0]
+    assert len(refused) == len(challengers) - 1
+    assert all(GENERIC not in text and "challenge" in text for text in refused), refused
+    _no_errors_logged(caplog)
+
+
+async def test_concurrent_moderator_aborts(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    mods = fake.add_role("mods", permissions=1 << 13)
+    moderators = [fake.add_user(f"mod{i}", roles=[mods]) for i in range(3)]
+    handles = await asyncio.gather(
+        *(fake.slash(user, table.channel, "abort") for user in moderators)
+    )
+    replies = await _replies(list(handles))
+    assert sum(not e and "aborted" in t for e, t in replies) == 1, replies
+    others = [t for e, t in replies if e]
+    assert len(others) == 2 and all("already ended" in t for t in others), replies
+    assert await table.game() is None
+    _no_errors_logged(caplog)
+
+
+async def test_both_players_abort_at_once(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    game = await table.game()
+    assert game is not None
+    handles = await asyncio.gather(
+        fake.slash(table.alice, table.channel, "abort"),
+        fake.slash(table.bob, table.channel, "abort"),
+    )
+    replies = await _replies(list(handles))
+    texts = sorted(t for _, t in replies)
+    assert any("wants to abort" in t for t in texts), texts
+    assert any("was aborted" in t for t in texts), texts
+    assert await table.game() is None
+    aborted = await table.db.get_game(game.id)
+    assert aborted is not None and aborted.status == "aborted"
+    _no_errors_logged(caplog)
+
+
+async def test_repeated_abort_request_is_answered_privately(
+    table: Table, fake: FakeDiscord
+) -> None:
+    await table.challenge("pin")
+    first = await fake.slash(table.alice, table.channel, "abort")
+    assert "wants to abort" in ((await first.wait_initial(TIMEOUT)).content or "")
+    again = await fake.slash(table.alice, table.channel, "abort")
+    callback = await again.wait_initial(TIMEOUT)
+    assert callback.ephemeral and "already asked" in (callback.content or "")
+    assert await table.game() is not None
+
+
+async def test_a_move_cancels_a_pending_abort_request(table: Table, fake: FakeDiscord) -> None:
+    await table.challenge("pin")
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    asker = mover_user(game, state, table.users)
+    other = table.bob if asker is table.alice else table.alice
+    asked = await fake.slash(asker, table.channel, "abort")
+    await asked.wait_initial(TIMEOUT)
+    assert await table.db.abort_requested_by(game.id) == asker.id
+    await table.step()  # the asker plays on instead
+    assert await table.db.abort_requested_by(game.id) is None
+    agreed = await fake.slash(other, table.channel, "abort")
+    assert "wants to abort" in ((await agreed.wait_initial(TIMEOUT)).content or "")
+    assert await table.game() is not None
+
+
+async def test_abort_request_survives_a_restart(fake: FakeDiscord, tmp_path: Path) -> None:
+    db_path = tmp_path / "bot.sqlite3"
+    process = BotProcess(fake, db_path, seed=3)
+    await process.start()
+    db = await Database.open(db_path)
+    try:
+        table = Table(fake, db, fake.general, fake.add_user("alice"), fake.add_user("bob"))
+        await table.challenge("pin")
+        asked = await fake.slash(table.alice, table.channel, "abort")
+        assert "wants to abort" in ((await asked.wait_initial(TIMEOUT)).content or "")
+        process.kill()
+        await process.start()
+        agreed = await fake.slash(table.bob, table.channel, "abort")
+        callback = await agreed.wait_initial(TIMEOUT)
+        assert not callback.ephemeral and "was aborted" in (callback.content or "")
+        assert await table.game() is None
+    finally:
+        process.stop()
+        await db.close()
+
+
+async def _send_move(table: Table) -> tuple[InteractionHandle, int]:
+    """The player to move sends a legal /move; returns the handle and the version before."""
+    game = await table.game()
+    assert game is not None
+    state = GameState.from_json(game.state_json)
+    while state.phase != MOVE:
+        await table.step()
+        game = await table.game()
+        assert game is not None
+        state = GameState.from_json(game.state_json)
+    play = sorted(p.text or "pass" for p in state.legal_plays())[0]
+    user = mover_user(game, state, table.users)
+    return await table.fake.slash(user, table.channel, "move", play=play), game.version
+
+
+async def test_5xx_on_the_reply_after_a_committed_move(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    # Discord takes the reply but answers 500; discord.py retries, and the retry is refused as
+    # already acknowledged: the bot sees a failure for a move that was committed.
+    fault = fake.inject_fault("POST", CALLBACK, 500, after=True)
+    handle, version = await _send_move(table)
+    followups = await handle.wait_followups(1, TIMEOUT)
+    assert fault.hits == 1
+    text = followups[0].content
+    assert followups[0].ephemeral
+    assert "recorded" in text and "/board" in text and "try again" not in text.lower()
+    game = await table.game()
+    assert game is not None and game.version == version + 1
+    _no_errors_logged(caplog)
+
+
+async def test_failed_reply_the_channel_gets_the_board_at_the_next_command(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    # A 429 without retry: the reply never happens, so no follow-up can be sent either.
+    fake.inject_fault("POST", CALLBACK, 429)
+    handle, version = await _send_move(table)
+    game = await table.game()
+    for _ in range(100):
+        if game is not None and game.version == version + 1:
+            break
+        await asyncio.sleep(0.05)
+        game = await table.game()
+    assert game is not None and game.version == version + 1  # the move counts
+    await asyncio.sleep(0.2)
+    assert handle.callback is None and not handle.followups
+    mark = fake.mark()
+    # Anyone using a game command there next makes the bot post the board it owes.
+    watcher = fake.add_user("watcher")
+    asked = await fake.slash(watcher, table.channel, "resign")
+    assert (await asked.wait_initial(TIMEOUT)).ephemeral
+    board = await fake.wait_for_channel_message(
+        table.channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
+    )
+    assert board.attachments[0].data.startswith(b"\x89PNG")
+    _no_errors_logged(caplog)
+
+
+async def test_late_callback_after_a_committed_move(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    # Past Discord's 3 s the interaction is gone: 404 Unknown interaction.
+    fake.inject_fault("POST", CALLBACK, 404, code=10062, message="Unknown interaction")
+    _, version = await _send_move(table)
+    for _ in range(100):
+        game = await table.game()
+        if game is not None and game.version == version + 1:
+            break
+        await asyncio.sleep(0.05)
+    mark = fake.mark()
+    shown = await fake.slash(table.alice, table.channel, "board")
+    callback = await shown.wait_initial(TIMEOUT)
+    assert not callback.ephemeral and callback.files
+    # /board itself showed it: no second copy is owed any more.
+    second = await fake.slash(table.bob, table.channel, "rules", variant="pin")
+    await second.wait_initial(TIMEOUT)
+    await asyncio.sleep(0.2)
+    extra = [m for m in fake.messages_in(table.channel) if m.id > mark and m.attachments]
+    assert len(extra) == 1, extra
+    _no_errors_logged(caplog)
+
+
+async def test_challenge_posted_but_not_re_readable(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.inject_fault(
+        "GET",
+        r"/webhooks/\d+/[^/]+/messages/@original$",
+        404,
+        code=10008,
+        message="Unknown Message",
+    )
+    handle = await fake.slash(
+        table.alice, table.channel, "challenge", opponent=table.bob, variant="pin"
+    )
+    callback = await handle.wait_initial(TIMEOUT)
+    assert not callback.ephemeral and "challenges you" in (callback.content or "")
+    accepted = await fake.slash(table.bob, table.channel, "accept")
+    reply = await accepted.wait_initial(TIMEOUT)
+    assert not reply.ephemeral and reply.files, reply.content
+    assert await table.game() is not None
+    _no_errors_logged(caplog)

@@ -20,10 +20,12 @@ to direct shots.
 Stack features are computed once per distinct stack string and looked up in a table, so a
 batch of positions costs 24 dictionary look-ups each plus vectorised numpy.
 
-``ENCODING_VERSION`` names the input layout; weights record it and are refused on mismatch.
-Further feature sets plug in through ``Encoder(extra=...)``: a function returning extra columns
-for a batch, appended after the board inputs (a network can be grown by zero columns to take
-them without losing what it learned).
+Versions (``ENCODINGS``; weights record theirs and are refused when unknown): 1 is the board
+encoding above; 2 appends the hand evaluation's features (``ai.features``: both sides' rows and
+the contact flag), which cost about three times the board encoding per position. Further
+feature sets plug in the same way, ``Encoder(extra=...)``: a function returning extra columns
+for a batch, appended after the board inputs, so a network is grown by zero-weight columns to
+take them without losing what it learned (``Network.grow_inputs``, ``ai.train --encoding``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,30 @@ import numpy.typing as npt
 from engine import Position, Variant, get_variant
 from engine.position import NUM_CHECKERS, O, X, swap_colours
 
+#: The encoding new training runs use.
 ENCODING_VERSION = 1
+ENCODINGS: dict[int, str] = {1: "board", 2: "board + hand evaluation features"}
 
 FloatArray = npt.NDArray[np.float32]
-#: Extra feature columns for a batch: (rules, positions in the roller's frame) -> (B, n) array.
+#: Extra feature columns for a batch: (rules, positions) -> (B, n) array. The positions are in
+#: the frame of the player who has just moved (X), the roller being O: the hand evaluation's.
 ExtraFeatures = Callable[[Variant, Sequence[Position]], FloatArray]
+
+
+def hand_features(rules: Variant, positions: Sequence[Position]) -> FloatArray:
+    """The hand evaluation's features of both sides and its contact flag (encoding 2)."""
+    from ai.features import feature_matrix  # the hand evaluation's module, only for version 2
+
+    rows, contact = feature_matrix(rules, positions, mother=rules.id == "pin-mother")
+    # Its last column is the constant bias input: the network has biases of its own.
+    return np.concatenate([rows[:, :-1], contact[:, None]], axis=1).astype(np.float32)
+
+
+def _hand_width() -> int:
+    from ai.features import N_SIDE
+
+    return 2 * N_SIDE + 1
+
 
 #: Columns of the per-stack auxiliary table (not network inputs; used for the globals).
 _AUX_ME, _AUX_OPP, _AUX_BLOCKS_OPP, _AUX_BLOCKS_ME, _AUX_BLOT_ME, _AUX_FREE_OPP = range(6)
@@ -87,10 +108,23 @@ def _thermometer(n: int) -> list[float]:
 class Encoder:
     """Encodes batches of positions of one variant as network inputs."""
 
-    def __init__(self, rules: Variant | str, extra: ExtraFeatures | None = None) -> None:
+    def __init__(
+        self,
+        rules: Variant | str,
+        version: int = ENCODING_VERSION,
+        extra: tuple[ExtraFeatures, int] | None = None,
+    ) -> None:
+        """``extra``: (a feature function, its number of columns), after the version's own."""
+        if version not in ENCODINGS:
+            raise ValueError(f"unknown encoding version {version}")
         self.rules = get_variant(rules) if isinstance(rules, str) else rules
         self.variant = self.rules.id
-        self.extra = extra
+        self.version = version
+        self.extras: list[tuple[ExtraFeatures, int]] = []
+        if version >= 2:
+            self.extras.append((hand_features, _hand_width()))
+        if extra is not None:
+            self.extras.append(extra)
         # Blocking: a lone checker owns its point; two flags more per point.
         self.owns = self.rules.runs_on_counts
         self.point_width = 12 + (2 if self.owns else 0)
@@ -109,8 +143,8 @@ class Encoder:
 
     @property
     def width(self) -> int:
-        """Number of inputs (without the extra features, whose width is known once called)."""
-        return self.board_width
+        """Number of inputs."""
+        return self.board_width + sum(n for _, n in self.extras)
 
     def global_index(self, name: str) -> int:
         """The input column of a global feature (``_GLOBALS`` names)."""
@@ -206,9 +240,15 @@ class Encoder:
         board = table[ids].reshape(n, 24 * self.point_width)
         aux = aux_table[ids]  # (n, 24, aux)
         out = np.concatenate([board, self._globals(scalars, aux)], axis=1)
-        if self.extra is not None:
-            flipped = [p.flip() for p in positions] if opponent_on_roll else list(positions)
-            out = np.concatenate([out, self.extra(self.rules, flipped)], axis=1)
+        if self.extras:
+            moved = list(positions) if opponent_on_roll else [p.flip() for p in positions]
+            columns = [out]
+            for features, width in self.extras:
+                got = features(self.rules, moved)
+                if got.shape != (n, width):
+                    raise ValueError(f"extra features gave {got.shape}, not {(n, width)}")
+                columns.append(got.astype(np.float32))
+            out = np.concatenate(columns, axis=1)
         return out
 
     def _globals(self, s: FloatArray, aux: FloatArray) -> FloatArray:
@@ -313,4 +353,4 @@ def _exposure(blots: FloatArray, shooters: FloatArray) -> tuple[FloatArray, Floa
     return (exposed / 3.0).astype(np.float32), (shots / 6.0).astype(np.float32)
 
 
-__all__ = ["ENCODING_VERSION", "Encoder", "ExtraFeatures"]
+__all__ = ["ENCODINGS", "ENCODING_VERSION", "Encoder", "ExtraFeatures", "hand_features"]

@@ -46,7 +46,7 @@ class LearnedEvaluator:
     def __init__(self, net: Network) -> None:
         self.net = net
         self.variant_id = net.variant
-        self.encoder = Encoder(get_variant(net.variant))
+        self.encoder = Encoder(get_variant(net.variant), int(net.meta["encoding_version"]))
         if self.encoder.width != net.inputs:
             raise ValueError(
                 f"{net.variant}: the network takes {net.inputs} inputs, "

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ai.encoding import ENCODING_VERSION
+from ai.encoding import ENCODING_VERSION, ENCODINGS
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -85,7 +85,9 @@ class Network:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, variant: str, inputs: int, hidden: int, seed: int) -> Network:
+    def create(
+        cls, variant: str, inputs: int, hidden: int, seed: int, encoding: int = ENCODING_VERSION
+    ) -> Network:
         heads = HEADS[variant]
         rng = np.random.default_rng(seed)
         w1 = rng.normal(0.0, 1.0 / np.sqrt(inputs), (hidden, inputs)).astype(np.float32)
@@ -94,7 +96,7 @@ class Network:
         for i, h in enumerate(heads):
             # Gammons and big scores are the exception.
             b2[i] = 0.0 if h == "win" else -2.0
-        meta = {"encoding_version": ENCODING_VERSION, "inputs": inputs, "hidden": hidden}
+        meta = {"encoding_version": encoding, "inputs": inputs, "hidden": hidden}
         return cls(variant, heads, w1, np.zeros(hidden, np.float32), w2, b2, meta)
 
     @property
@@ -156,10 +158,8 @@ class Network:
         heads = HEADS[name]
         if tuple(meta.get("heads", ())) != heads:
             raise ValueError(f"{path}: output heads {meta.get('heads')} != {list(heads)}")
-        if meta.get("encoding_version") != ENCODING_VERSION:
-            raise ValueError(
-                f"{path}: encoding version {meta.get('encoding_version')} != {ENCODING_VERSION}"
-            )
+        if meta.get("encoding_version") not in ENCODINGS:
+            raise ValueError(f"{path}: unknown encoding version {meta.get('encoding_version')}")
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: np.asarray(data[k], dtype=np.float32) for k in ("w1", "b1", "w2", "b2")}
         w1, b1, w2, b2 = arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]

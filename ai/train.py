@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ai.encoding import ENCODING_VERSION, Encoder
+from ai.encoding import ENCODING_VERSION, ENCODINGS, Encoder
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play
@@ -355,6 +355,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=HIDDEN)
     p.add_argument("--alpha", type=float, default=ALPHA)
     p.add_argument("--lam", type=float, default=LAMBDA)
+    p.add_argument(
+        "--encoding",
+        type=int,
+        choices=sorted(ENCODINGS),
+        help=f"input encoding of a new network (default {ENCODING_VERSION}); with --resume, "
+        "grow the checkpoint's network to it",
+    )
     p.add_argument("--eval-every", type=int, default=500, help="games between progress lines")
     p.add_argument("--eval-games", type=int, default=100, help="games of the fixed sample")
     p.add_argument("--checkpoint-every", type=int, default=500)
@@ -382,7 +389,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"shipped {path}", flush=True)
         return 0
     rules = get_variant(args.variant)
-    encoder = Encoder(rules)
     rng = random.Random(args.seed)
     ck: Checkpoint | None = None
     if args.resume:
@@ -404,11 +410,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hidden": args.hidden,
             "alpha": args.alpha,
             "lambda": args.lam,
-            "encoding_version": ENCODING_VERSION,
+            "encoding_version": args.encoding or ENCODING_VERSION,
         }
-        net = Network.create(args.variant, encoder.width, args.hidden, args.seed)
+        width = Encoder(rules, config["encoding_version"]).width
+        net = Network.create(
+            args.variant, width, args.hidden, args.seed, config["encoding_version"]
+        )
         ck = Checkpoint(net, 0, rng.getstate(), [], config)
-    elif ck.net.inputs != encoder.width:
+    elif args.encoding is not None and args.encoding != ck.config["encoding_version"]:
+        if args.encoding < ck.config["encoding_version"]:
+            print("error: a network cannot go back to a smaller encoding", file=sys.stderr)
+            return 2
+        # The new inputs come after the old ones with zero weights: nothing learned is lost.
+        ck.net.grow_inputs(Encoder(rules, args.encoding).width)
+        ck.net.meta["encoding_version"] = ck.config["encoding_version"] = args.encoding
+        print(f"grown to encoding {args.encoding} ({ck.net.inputs} inputs)", flush=True)
+    encoder = Encoder(rules, int(ck.config["encoding_version"]))
+    if ck.net.inputs != encoder.width:
         print("error: the checkpoint's inputs do not match the encoding", file=sys.stderr)
         return 1
     rng.setstate(ck.rng_state)

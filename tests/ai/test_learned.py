@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ai import learned
-from ai.encoding import ENCODING_VERSION, Encoder
+from ai.encoding import ENCODINGS, Encoder
 from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
 from ai.network import HEADS, Network, equity_of, perspective_map
@@ -41,9 +41,13 @@ def game_positions(variant: str, seed: int, count: int) -> list[Position]:
 # --- encoding ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_encoding_from_the_opponent_side_is_the_flipped_position(variant: str) -> None:
-    enc = Encoder(variant)
+@pytest.mark.parametrize(
+    ("variant", "version"), [*((v, 1) for v in VARIANTS), ("dutch", 2), ("pin-mother", 2)]
+)
+def test_encoding_from_the_opponent_side_is_the_flipped_position(
+    variant: str, version: int
+) -> None:
+    enc = Encoder(variant, version)
     positions = game_positions(variant, 3, 300)
     direct = enc.encode(positions, opponent_on_roll=True)
     flipped = enc.encode([p.flip() for p in positions])
@@ -178,7 +182,7 @@ def test_save_load_round_trip_and_refusals(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not 'pin'"):
         Network.load(path, "pin")
     meta = json.loads(path.with_suffix(".json").read_text())
-    for key, bad in (("encoding_version", ENCODING_VERSION + 1), ("hidden", 3), ("heads", [])):
+    for key, bad in (("encoding_version", 99), ("hidden", 3), ("heads", [])):
         broken = dict(meta, **{key: bad})
         path.with_suffix(".json").write_text(json.dumps(broken))
         with pytest.raises(ValueError):
@@ -254,6 +258,28 @@ def test_training_resumes_exactly(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "resuming" in capsys.readouterr().out
 
 
+def test_a_network_grows_to_a_larger_encoding_without_forgetting(tmp_path: Path) -> None:
+    args = ["neverfinishing", "--hidden", "5", "--eval-every", "0", "--dir", str(tmp_path)]
+    assert main([*args, "--games", "1"]) == 0
+    old = Network.load(tmp_path / "neverfinishing.npz")
+    assert old.meta["encoding_version"] == 1
+    assert main([*args, "--games", "0", "--resume", "--encoding", "2"]) == 0
+    new = Network.load(tmp_path / "neverfinishing.npz")
+    assert new.meta["encoding_version"] == 2 and new.meta["config"]["encoding_version"] == 2
+    assert new.inputs == Encoder("neverfinishing", 2).width > old.inputs
+    np.testing.assert_array_equal(new.w1[:, : old.inputs], old.w1)
+    assert not new.w1[:, old.inputs :].any()
+    # The same evaluations as before the new inputs were added.
+    positions = game_positions("neverfinishing", 5, 30)
+    rules = get_variant("neverfinishing")
+    before, _ = LearnedEvaluator(old).evaluate(rules, positions)
+    after, _ = LearnedEvaluator(new).evaluate(rules, positions)
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    # It trains on, and cannot go back.
+    assert main([*args, "--games", "1", "--resume"]) == 0
+    assert main([*args, "--games", "0", "--resume", "--encoding", "1"]) == 2
+
+
 def test_training_reports_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["blocking", "--hidden", "4", "--games", "1", "--eval-every", "1", "--eval-games", "2"]
     assert main([*args, "--dir", str(tmp_path)]) == 0
@@ -289,8 +315,8 @@ def check_shipped(path: Path) -> None:
     assert ev is not None
     net = ev.net
     meta = net.meta
-    assert meta["encoding_version"] == ENCODING_VERSION
-    assert net.w1.shape == (meta["hidden"], Encoder(variant).width)
+    assert meta["encoding_version"] in ENCODINGS
+    assert net.w1.shape == (meta["hidden"], Encoder(variant, meta["encoding_version"]).width)
     assert net.w2.shape == (len(HEADS[variant]), meta["hidden"])
     assert all(a.dtype == np.float32 for a in net.arrays().values())
     for key in ("games", "seed", "date", "benchmark"):

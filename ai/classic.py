@@ -227,8 +227,7 @@ def rank_classic(
 
     ``equity`` is in expected points for the mover per unit of cube: cubeless (gammons and
     backgammons count, no cube) when ``match`` is None, else bgsage's cubeful equity at the
-    match score. With noise (weak levels) the order follows the noisy values while ``equity``
-    stays the engine's honest estimate.
+    match score. Weak levels add their noise to the values (the order follows them).
     """
     knobs = _level(level)
     if deadline is None:
@@ -260,10 +259,12 @@ def rank_classic(
     scored.sort(key=lambda s: -s.equity)
 
     if knobs.noise > 0 and len(scored) > 1:
+        # The level's own misjudgement: values and order both carry it, as in the other
+        # variants' players, so a ranking is always best first by its equities.
         rng = rng or random.Random()
-        noisy = [(s.equity + rng.gauss(0.0, knobs.noise), i) for i, s in enumerate(scored)]
-        noisy.sort(key=lambda t: -t[0])
-        scored = [scored[i] for _, i in noisy]
+        for s in scored:
+            s.equity += rng.gauss(0.0, knobs.noise)
+        scored.sort(key=lambda s: -s.equity)
 
     if knobs.plies > 1 and len(scored) > 1:
         scored = _deepen(scored, knobs, cube, deadline)
@@ -416,3 +417,31 @@ def take_decision(
 
 def _finite(x: float) -> float:
     return float(x) if math.isfinite(x) else 0.0
+
+
+# --- luck ------------------------------------------------------------------------------------
+
+_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+
+
+def classic_luck(pos: Position, dice: Dice, match: MatchContext | None = None) -> float:
+    """How much better ``dice`` is for the mover than an average roll, in equity (1-ply).
+
+    The best play's value with this roll minus the average over all 36 rolls of the best
+    play's value: positive for a lucky roll, negative for an unlucky one.
+    """
+    if not isinstance(dice, Roll):
+        raise ValueError("classic has no Express chains")
+    cube = None if match is None else _cube_args(match)
+    one = _analyzer(1)
+
+    def best(roll: Roll) -> float:
+        moves = _checker_play(one, pos, roll, cube)
+        if not moves:
+            return _post_move(one, to_board(pos), cube)[0]
+        return max(float(m.cubeless_equity if cube is None else m.equity) for m in moves)
+
+    total = 0.0
+    for a, b in _ROLLS:
+        total += (1 if a == b else 2) * best(Roll(a, b))
+    return best(dice) - total / 36.0

@@ -1,0 +1,253 @@
+"""The worker-process pool: real worker processes, real signals."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ai.pool import (
+    AIPool,
+    DecisionTimeout,
+    PoolBusy,
+    PoolClosed,
+    ReviewDecision,
+    WorkerFailed,
+)
+from ai.types import MatchContext
+from engine import Play, Roll, get_variant, legal_plays, parse_position
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASSIC = get_variant("classic")
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for its reaper counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
+def random_game(rules_id: str, seed: int, moves: int) -> list[ReviewDecision]:
+    rules = get_variant(rules_id)
+    rng = random.Random(seed)
+    pos = rules.initial_position()
+    out = []
+    for _ in range(moves):
+        dice = Roll.of(rng.randint(1, 6), rng.randint(1, 6))
+        play = rng.choice(legal_plays(pos, dice, rules))
+        out.append(ReviewDecision(pos, dice, play.text if len(out) % 2 else play.after))
+        if rules.result(play.after) is not None:
+            break
+        pos = play.after.flip()
+    return out
+
+
+async def test_decisions_run_in_workers_and_are_legal() -> None:
+    async with AIPool(workers=2, time_limit=1.0) as pool:
+        pids = {await pool.ping() for _ in range(4)}
+        assert os.getpid() not in pids and pids <= set(pool.worker_pids())
+        for line in (
+            "classic | 22:O1 21:O2 6:X14 1:O12 | bar 1/0 | res 0/0 | off 0/0 | 43",
+            "pin | 24:X13 17:X1 15:X1 10:O1 8:O1 1:O13 | bar 0/0 | res 0/0 | off 0/0 | 52",
+        ):
+            pos, dice = parse_position(line)
+            assert dice is not None
+            rules = get_variant(pos.variant)
+            legal = {p.after for p in legal_plays(pos, dice, rules)}
+            play = await pool.choose(rules, pos, dice, level="expert")
+            assert isinstance(play, Play) and play.after in legal
+            ranked = await pool.rank(rules, pos, dice, level="strong", seed=3)
+            assert {r.play.after for r in ranked} == legal
+        # Several decisions at once are spread over the workers and all answered.
+        start = CLASSIC.initial_position()
+        plays = await asyncio.gather(
+            *(pool.choose(CLASSIC, start, Roll(a, b)) for a, b in ((3, 1), (4, 2), (6, 1), (5, 3)))
+        )
+        assert [p.text for p in plays] == ["8/5 6/5", "8/4 6/4", "13/7 8/7", "8/3 6/3"]
+
+
+async def test_cube_and_take_in_the_pool() -> None:
+    pos, _ = parse_position(
+        "classic | 19:O3 18:O3 17:O3 16:O2 15:O2 14:O2 9:X3 8:X3 7:X3 6:X2 5:X2 4:X2 "
+        "| bar 0/0 | res 0/0 | off 0/0 | -"
+    )
+    async with AIPool(workers=1) as pool:
+        action = await pool.cube(pos)
+        assert action.double and not action.take
+        assert await pool.take(pos.flip()) is False
+        crawford = MatchContext(length=3, score_mover=0, score_opponent=2, crawford=True)
+        assert not (await pool.cube(pos, crawford)).double
+
+
+async def test_review_of_a_finished_game() -> None:
+    game = random_game("classic", seed=5, moves=30)
+    async with AIPool(workers=2, time_limit=2.0) as pool:
+        items = await pool.review(CLASSIC, game, level="strong")
+        assert len(items) == len(game)
+        assert all(item is not None for item in items)
+        for item, decision in zip(items, game, strict=True):
+            assert item is not None
+            assert item.equity_lost >= 0 and item.luck is not None
+            assert item.best_equity >= item.played_equity or item.equity_lost == 0
+            if item.choices == 1:
+                assert item.equity_lost == 0
+            if isinstance(decision.played, str):
+                assert item.played == decision.played
+        # Random moves lose equity; somebody's rolls were lucky and somebody's not.
+        assert sum(i.equity_lost for i in items if i) > 0.5
+        lucks = [i.luck for i in items if i and i.luck is not None]
+        assert min(lucks) < 0 < max(lucks)
+        # Playing the best move loses nothing.
+        best = [
+            ReviewDecision(d.position, d.dice, item.best)
+            for d, item in zip(game[:6], items, strict=False)
+            if item is not None
+        ]
+        again = await pool.review(CLASSIC, best, level="strong")
+        assert [i.equity_lost if i else None for i in again] == [0.0] * len(best)
+        pin = random_game("pin", seed=2, moves=10)
+        pin_items = await pool.review(get_variant("pin"), pin, level="strong")
+        assert all(i is not None and i.luck is None for i in pin_items)
+
+
+async def test_an_illegal_played_move_fails_that_item_only() -> None:
+    game = random_game("classic", seed=1, moves=3)
+    bad = ReviewDecision(game[0].position, game[0].dice, "24/1")
+    async with AIPool(workers=1) as pool:
+        items = await pool.review(CLASSIC, [game[1], bad, game[2]])
+        assert items[0] is not None and items[1] is None and items[2] is not None
+
+
+async def test_the_event_loop_keeps_running_during_a_decision() -> None:
+    async with AIPool(workers=1, grace=5.0) as pool:
+        await pool.ping()
+        gaps: list[float] = []
+
+        async def heartbeat() -> None:
+            last = time.monotonic()
+            while True:
+                await asyncio.sleep(0.02)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+
+        beat = asyncio.create_task(heartbeat())
+        await pool._submit("sleep", {"seconds": 1.0}, 2.0, None)
+        beat.cancel()
+        # A blocked loop would show one gap of about a second.
+        assert len(gaps) > 10 and max(gaps) < 0.5
+
+
+async def test_the_queue_is_bounded() -> None:
+    async with AIPool(workers=1, queue_size=1, grace=5.0) as pool:
+        await pool.ping()
+        running = asyncio.create_task(pool._submit("sleep", {"seconds": 1.5}, 3.0, None))
+        await asyncio.sleep(0.3)  # the worker has taken it
+        queued = asyncio.create_task(pool._submit("sleep", {"seconds": 0.0}, 3.0, None))
+        await asyncio.sleep(0.1)
+        assert pool.queued == 1
+        start = CLASSIC.initial_position()
+        with pytest.raises(PoolBusy):
+            await pool.choose(CLASSIC, start, Roll(3, 1), wait=0)
+        with pytest.raises(PoolBusy):
+            await pool.choose(CLASSIC, start, Roll(3, 1), wait=0.2)
+        await running
+        await queued
+        # Room again: decisions go through.
+        assert (await pool.choose(CLASSIC, start, Roll(3, 1))).text == "8/5 6/5"
+
+
+async def test_a_worker_that_overruns_its_deadline_is_replaced() -> None:
+    async with AIPool(workers=1, grace=0.5) as pool:
+        first = await pool.ping()
+        with pytest.raises(DecisionTimeout):
+            await pool._submit("sleep", {"seconds": 60}, 0.2, None)
+        assert wait_gone([first], 5.0) == []
+        second = await pool.ping()
+        assert second != first
+        play = await pool.choose(CLASSIC, CLASSIC.initial_position(), Roll(6, 1))
+        assert play.text == "13/7 8/7"
+
+
+async def test_a_crashed_worker_is_replaced() -> None:
+    async with AIPool(workers=1) as pool:
+        first = await pool.ping()
+        os.kill(first, signal.SIGKILL)
+        wait_gone([first], 5.0)
+        # The decision in flight (or the next one) fails cleanly, then the pool recovers.
+        with contextlib.suppress(WorkerFailed):
+            await pool.ping()
+        assert await pool.ping() != first
+
+
+async def test_close_stops_every_worker() -> None:
+    pool = AIPool(workers=2)
+    await pool.start()
+    await pool.ping()
+    pids = pool.worker_pids()
+    assert len(pids) == 2
+    await pool.close()
+    assert wait_gone(pids, 5.0) == []
+    with pytest.raises(PoolClosed):
+        await pool.choose(CLASSIC, CLASSIC.initial_position(), Roll(3, 1))
+    with pytest.raises(PoolClosed):
+        await AIPool().ping()
+
+
+PARENT = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from ai.pool import AIPool
+
+    async def main():
+        pool = AIPool(workers=2)
+        await pool.start()
+        await asyncio.gather(pool.ping(), pool.ping())
+        print(json.dumps(pool.worker_pids()), flush=True)
+        await asyncio.sleep(600)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_no_worker_outlives_its_parent(sig: signal.Signals) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        assert parent.stdout is not None
+        pids = json.loads(parent.stdout.readline())
+        assert len(pids) == 2 and all(alive(p) for p in pids)
+        parent.send_signal(sig)
+        parent.wait(timeout=10)
+        assert wait_gone(pids) == []
+    finally:
+        parent.kill()
+        parent.wait()

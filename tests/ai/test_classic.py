@@ -92,7 +92,7 @@ def test_every_level_answers_legally_within_its_deadline(level: str) -> None:
     for pos, dice in random_positions(15, seed=LEVELS.index(level)):
         legal = {p.after for p in legal_plays(pos, dice, CLASSIC)}
         start = time.monotonic()
-        ranked = rank_classic(pos, dice, level=level, deadline=start + 5.0, rng=rng)
+        ranked = rank_classic(pos, dice, level=level, deadline=start + 1.0, rng=rng)
         assert ranked and {r.play.after for r in ranked} == legal
 
 

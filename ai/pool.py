@@ -26,7 +26,7 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -188,6 +188,10 @@ def _worker_main(conn: Connection, parent: int, warm: bool) -> None:
             from ai.classic import warm_up
 
             warm_up()
+    try:
+        conn.send(("ready", os.getpid()))
+    except (OSError, ValueError):
+        return
     while True:
         try:
             message = conn.recv()
@@ -196,6 +200,11 @@ def _worker_main(conn: Connection, parent: int, warm: bool) -> None:
         if message is None:
             return
         kind, job = message
+        try:
+            # The receipt: a decision whose worker dies before it is sent is safely retried.
+            conn.send(("started", None))
+        except (OSError, ValueError):
+            return
         try:
             reply: tuple[bool, Any] = (True, _handle(kind, job))
         except Exception as exc:
@@ -218,11 +227,16 @@ class _Job:
 
 
 class _Slot:
-    __slots__ = ("conn", "process")
+    __slots__ = ("conn", "process", "reading", "ready")
 
     def __init__(self) -> None:
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
+        #: The worker has loaded the players (decisions are sent only then, so that loading
+        #: the networks never eats into a decision's deadline).
+        self.ready = False
+        #: The pending blocking read on ``conn`` (run on a pool thread), if any.
+        self.reading: Future[Any] | None = None
 
 
 class AIPool:
@@ -239,18 +253,22 @@ class AIPool:
         time_limit: float = 1.0,
         grace: float = 3.0,
         warm: bool = True,
+        start_timeout: float = 60.0,
     ) -> None:
         if workers < 1 or queue_size < 1:
             raise ValueError("a pool needs at least one worker and one queue place")
         self.workers = workers
         self.time_limit = time_limit
         self.grace = grace
+        self.start_timeout = start_timeout
         self._warm = warm
         self._queue: asyncio.Queue[_Job] = asyncio.Queue(queue_size)
         self._slots = [_Slot() for _ in range(workers)]
         self._tasks: list[asyncio.Task[None]] = []
         # Blocking pipe reads happen on these threads, one per worker, never on the loop.
-        self._threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ai-pool")
+        # (Twice as many as workers: a read left behind by a replaced worker ends only once the
+        # kernel has closed that worker's end.)
+        self._threads = ThreadPoolExecutor(max_workers=2 * workers, thread_name_prefix="ai-pool")
         self._context = multiprocessing.get_context("spawn")
         self._started = False
         self._closed = False
@@ -295,15 +313,30 @@ class AIPool:
         )
         process.start()
         child_end.close()
-        slot.process, slot.conn = process, parent_end
+        slot.process, slot.conn, slot.ready = process, parent_end, False
 
     def _kill(self, slot: _Slot) -> None:
         if slot.process is not None and slot.process.is_alive():
             with contextlib.suppress(Exception):
                 slot.process.kill()
-        if slot.conn is not None:
-            with contextlib.suppress(Exception):
-                slot.conn.close()
+        conn, reading = slot.conn, slot.reading
+        slot.conn = slot.reading = None
+        if conn is None:
+            return
+        if reading is None or reading.done():
+            conn.close()
+        else:
+            # A thread is still reading it: closing now could hand its descriptor number to
+            # the next worker's pipe under that thread's feet. Close once the read ends (the
+            # killed worker's end is closed by the kernel, so it ends).
+            reading.add_done_callback(lambda _f: conn.close())
+
+    def _read(self, slot: _Slot) -> asyncio.Future[Any]:
+        conn = slot.conn
+        assert conn is not None
+        reading = self._threads.submit(conn.recv)
+        slot.reading = reading
+        return asyncio.wrap_future(reading)
 
     async def close(self, timeout: float = 2.0) -> None:
         """Stop every worker; queued decisions fail with PoolClosed."""
@@ -323,58 +356,102 @@ class AIPool:
             if slot.conn is not None:
                 with contextlib.suppress(Exception):
                     slot.conn.send(None)
-        loop = asyncio.get_running_loop()
+        # Polled rather than joined on a thread: the pool's threads may all be blocked reading
+        # from workers that are busy with a decision.
         end = time.monotonic() + timeout
+        while time.monotonic() < end and any(
+            s.process is not None and s.process.is_alive() for s in self._slots
+        ):
+            await asyncio.sleep(0.02)
         for slot in self._slots:
-            process = slot.process
-            if process is not None:
-                left = max(0.0, end - time.monotonic())
-                await loop.run_in_executor(self._threads, process.join, left)
             self._kill(slot)
-            if process is not None:
-                await loop.run_in_executor(self._threads, process.join, 1.0)
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end and any(
+            s.process is not None and s.process.is_alive() for s in self._slots
+        ):
+            await asyncio.sleep(0.02)
         self._threads.shutdown(wait=False, cancel_futures=True)
 
     # the dispatcher: one task per worker
 
-    async def _serve(self, slot: _Slot) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            item = await self._queue.get()
-            if item.future.done():  # the caller gave up while it waited
-                continue
+    async def _ready(self, slot: _Slot) -> None:
+        """Wait until the slot's worker has started; replace it if it fails to."""
+        while not slot.ready:
             if slot.process is None or not slot.process.is_alive():
                 self._kill(slot)
                 self._spawn(slot)
             conn = slot.conn
             assert conn is not None
+            try:
+                hello = await asyncio.wait_for(self._read(slot), timeout=self.start_timeout)
+                slot.ready = hello[0] == "ready"
+            except (TimeoutError, EOFError, OSError, ValueError, TypeError, IndexError):
+                pass
+            if not slot.ready:
+                log.warning("computer player worker failed to start; retrying")
+                self._kill(slot)
+                await asyncio.sleep(1.0)
+                self._spawn(slot)
+
+    async def _run(self, slot: _Slot, item: _Job) -> tuple[bool, Any]:
+        """Send ``item`` to the slot's worker and read its reply; replace a worker that dies.
+
+        A worker found dead before it acknowledged the decision (it died while idle) is
+        replaced and the decision sent again; once acknowledged, a death fails the decision.
+        """
+        for attempt in range(3):
+            if slot.process is None or not slot.process.is_alive():
+                self._kill(slot)
+                self._spawn(slot)
+            await self._ready(slot)
+            conn = slot.conn
+            assert conn is not None
             item.job["deadline"] = time.monotonic() + item.time_limit
+            started = False
             try:
                 conn.send((item.kind, item.job))
-                reply = await asyncio.wait_for(
-                    loop.run_in_executor(self._threads, conn.recv),
-                    timeout=item.time_limit + self.grace,
+                receipt = await asyncio.wait_for(self._read(slot), timeout=self.start_timeout)
+                started = receipt[0] == "started"
+                if not started:
+                    raise OSError(f"unexpected message {receipt[0]!r}")
+                reply: tuple[bool, Any] = await asyncio.wait_for(
+                    self._read(slot), timeout=item.time_limit + self.grace
                 )
+                return reply
             except TimeoutError:
                 log.warning("computer decision %s overran its deadline; worker replaced", item.kind)
                 self._kill(slot)
                 self._spawn(slot)
-                if not item.future.done():
-                    item.future.set_exception(
-                        DecisionTimeout(f"no answer within {item.time_limit + self.grace:.1f} s")
-                    )
-                continue
-            except (EOFError, OSError, ValueError) as exc:
-                log.warning("computer player worker died (%s); replaced", exc)
+                raise DecisionTimeout(
+                    f"no answer within {item.time_limit + self.grace:.1f} s"
+                ) from None
+            except (EOFError, OSError, ValueError, TypeError, IndexError) as exc:
+                log.warning("computer player worker died (%r); replaced", exc)
                 self._kill(slot)
                 self._spawn(slot)
-                if not item.future.done():
-                    item.future.set_exception(WorkerFailed("the worker process died"))
+                if started or attempt == 2:
+                    raise WorkerFailed("the worker process died") from None
+        raise WorkerFailed("the worker process died")  # not reached: the loop returns or raises
+
+    async def _serve(self, slot: _Slot) -> None:
+        while True:
+            if slot.process is None or not slot.process.is_alive():
+                self._kill(slot)
+                self._spawn(slot)
+            await self._ready(slot)
+            item = await self._queue.get()
+            if item.future.done():  # the caller gave up while it waited
                 continue
+            try:
+                reply = await self._run(slot, item)
             except asyncio.CancelledError:
                 if not item.future.done():
                     item.future.set_exception(PoolClosed("the computer players are shut down"))
                 raise
+            except PoolError as exc:
+                if not item.future.done():
+                    item.future.set_exception(exc)
+                continue
             ok, value = reply
             if item.future.done():
                 continue

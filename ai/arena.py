@@ -59,6 +59,7 @@ def play_game(
     seed: int,
     options: Collection[str] = (),
     record_positions: bool = False,
+    max_decisions: int = MAX_DECISIONS,
 ) -> GameRecord:
     """Play one game; dice from ``random.Random(seed)``, players' own randomness separate."""
     dice_rng = random.Random(seed)
@@ -67,7 +68,7 @@ def play_game(
     rules = state.rules
     times: tuple[list[float], list[float]] = ([], [])
     samples: list[tuple[Position, int]] = []
-    for _ in range(MAX_DECISIONS):
+    for _ in range(max_decisions):
         if state.phase == ROLL:  # classic offers the cube first: no cube in these games
             state = state.roll(state.turn, dice_rng)
         state, _auto = state.advance(dice_rng)

@@ -41,11 +41,11 @@ class LevelSpec:
 
 
 LEVEL_SPECS: dict[str, LevelSpec] = {
-    "beginner": LevelSpec(noise=0.30, search=0, budget=0.5),
-    "casual": LevelSpec(noise=0.12, search=0, budget=0.5),
-    "intermediate": LevelSpec(noise=0.05, search=0, budget=0.5),
+    "beginner": LevelSpec(noise=0.60, search=0, budget=0.5),
+    "casual": LevelSpec(noise=0.25, search=0, budget=0.5),
+    "intermediate": LevelSpec(noise=0.10, search=0, budget=0.5),
     "strong": LevelSpec(noise=0.0, search=0, budget=0.5),
-    "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.12, learned=True),
+    "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.10, learned=True),
 }
 assert tuple(LEVEL_SPECS) == LEVELS
 

@@ -3,7 +3,7 @@
 Each sample is a position right after a play (mover as X, O on roll) labelled with whether the
 mover went on to win. A logistic regression per variant and phase (contact / race), L2-
 regularised towards the current weights, gives the new rows; ``write_weights`` stores them in
-``ai/weights.py``. A change is only kept after a regression match (``bench/ai.py --regress``).
+``ai/hand_weights.py``. A change is only kept after a regression match (``bench/ai.py --match``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def fit_variant(
 
 
 def write_weights(path: Path, weights: dict[str, dict[str, list[float]]]) -> None:
-    """Write ``ai/weights.py`` (a plain literal, reviewed like code)."""
+    """Write ``ai/hand_weights.py`` (a plain literal, reviewed like code)."""
     body = pprint.pformat(weights, width=96, sort_dicts=True, compact=True)
     path.write_text(
         '"""Fitted evaluation weights per variant (written by ``bench/ai.py --fit``; a variant\n'

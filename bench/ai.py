@@ -1,17 +1,19 @@
 """Strength and speed of the computer players: matches of 1-point games, figures printed.
 
-Run from the project root: ``PYTHONPATH=. .venv/bin/python bench/ai.py [MODE] [options]``.
+Run from the project root: ``.venv/bin/python -m bench.ai [MODE] [options]``.
 
 Modes (default ``--strength``):
 
-* ``--strength``: the strongest level against the greedy 0-ply baseline (``strong``), in every
+* ``--strength``: the strongest level against the greedy 0-ply baseline (``greedy``: the hand
+  evaluation's best play, which is the ``strong`` level outside classic), in every
   variant (``--variants`` to choose), ``--games`` per variant (default 400).
 * ``--levels``: each level against the next lower one (classic, pin, blocking by default).
 * ``--baseline``: the baseline against a random player and a pip-count-only greedy player.
 * ``--match A B``: any two players (a level, ``random``, ``pip``, ``LEVEL:weights.json``, or
   ``LEVEL:hand``: the level without the learned evaluations of ``ai/weights/``).
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
-  (written to ``--out``, default ``ai/weights.py``); ``--regress`` then compares tables.
+  (written to ``--out``, default ``ai/hand_weights.py``); ``--match greedy:NEW.json greedy``
+  then compares a new table with the current one.
 * ``--smoke``: a few games of each mode, for CI: checks the machinery, not the figures.
 
 Every game: seeded dice (game ``i`` uses seed ``--seed + i``), seats alternating, no cube.
@@ -38,18 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this file's directory comes first on sys.path and its name would hide the
-# ai package: put the project root there instead.
-_ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0] or ".").resolve() == _ROOT / "bench":
-    sys.path[0] = str(_ROOT)
-
-from ai.arena import Player, pip_player, play_game, random_player  # noqa: E402
-from ai.evaluation import WeightTable, use_weights  # noqa: E402
-from ai.learned import use_learned  # noqa: E402
-from ai.players import BASELINE, choose_play  # noqa: E402
-from ai.types import LEVELS, STRONGEST  # noqa: E402
-from engine import VARIANTS, Dice, Play, Position, Variant  # noqa: E402
+from ai.arena import MAX_DECISIONS, Player, pip_player, play_game, random_player
+from ai.evaluation import WeightTable, use_weights
+from ai.learned import use_learned
+from ai.players import BASELINE, choose_play, rank_hand
+from ai.types import LEVELS, STRONGEST
+from engine import VARIANTS, Dice, Play, Position, Variant
 
 ALL_VARIANTS = (
     "classic",
@@ -63,17 +59,21 @@ ALL_VARIANTS = (
 LEVEL_VARIANTS = ("classic", "pin", "blocking")
 SEED = 20261123
 
+#: The benchmark's baseline: the hand evaluation's greedy 0-ply player, in classic too (where
+#: the levels play through bgsage).
+GREEDY = "greedy"
 _TABLES: dict[str, WeightTable] = {}
 
 
 def make_player(spec: str) -> Player:
-    """``random``, ``pip``, a level, or ``LEVEL:path.json`` (a level with other weights)."""
+    """``random``, ``pip``, ``greedy``, a level, or ``LEVEL:path.json`` / ``greedy:path.json``
+    (with another weight table)."""
     if spec == "random":
         return random_player
     if spec == "pip":
         return pip_player
     level, _, path = spec.partition(":")
-    if level not in LEVELS:
+    if level not in (*LEVELS, GREEDY):
         raise SystemExit(f"unknown player {spec!r}")
     table: WeightTable | None = None
     learned = path != "hand"
@@ -88,6 +88,8 @@ def make_player(spec: str) -> Player:
         previous = use_weights(table)
         was_learned = use_learned(learned)
         try:
+            if level == GREEDY:
+                return rank_hand(rules, pos, dice, level=BASELINE, rng=rng, match=ONE_POINT)[0].play
             return choose_play(rules, pos, dice, level=level, rng=rng, match=ONE_POINT)
         finally:
             use_weights(previous)
@@ -107,11 +109,15 @@ class Outcome:
     unfinished: bool
 
 
-def _one_game(job: tuple[str, str, str, int, int]) -> Outcome:
-    variant, a, b, seed, a_seat = job
+#: Decisions per game in --smoke (an unfinished game counts as a draw there).
+SMOKE_DECISIONS = 12
+
+
+def _one_game(job: tuple[str, str, str, int, int, int]) -> Outcome:
+    variant, a, b, seed, a_seat, cap = job
     pa, pb = make_player(a), make_player(b)
     players = (pa, pb) if a_seat == 0 else (pb, pa)
-    rec = play_game(variant, players, seed)
+    rec = play_game(variant, players, seed, max_decisions=cap)
     won = rec.winner == a_seat
     lost = rec.winner is not None and not won
     points = rec.points if won else -rec.points if lost else 0
@@ -148,10 +154,17 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 
 def run_match(
-    pool: Any, variant: str, a: str, b: str, games: int, seed: int, log: Any = None
+    pool: Any,
+    variant: str,
+    a: str,
+    b: str,
+    games: int,
+    seed: int,
+    log: Any = None,
+    cap: int = MAX_DECISIONS,
 ) -> dict[str, Any]:
     """``games`` games of ``a`` against ``b``, seats alternating; prints and returns figures."""
-    jobs = [(variant, a, b, seed + i, i % 2) for i in range(games)]
+    jobs = [(variant, a, b, seed + i, i % 2, cap) for i in range(games)]
     start = time.perf_counter()
     outcomes: list[Outcome] = []
     results: Iterable[Outcome] = (
@@ -197,12 +210,12 @@ def run_match(
 
 
 def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) -> None:
-    from ai import weights
+    from ai import hand_weights
     from ai.tuning import fit_variant, write_weights
 
-    table = {k: dict(v) for k, v in weights.WEIGHTS.items()}
+    table = {k: dict(v) for k, v in hand_weights.WEIGHTS.items()}
     for variant in variants:
-        jobs = [(variant, "intermediate", seed + i) for i in range(games)]
+        jobs = [(variant, "intermediate", seed + 7919 * i) for i in range(games)]
         start = time.perf_counter()
         chunks = pool.imap_unordered(_samples_game, jobs) if pool else map(_samples_game, jobs)
         samples = [s for chunk in chunks for s in chunk]
@@ -229,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=Path("ai/weights.py"))
+    ap.add_argument("--out", type=Path, default=Path("ai/hand_weights.py"))
     ap.add_argument("--progress", action="store_true", help="progress lines on stderr")
     args = ap.parse_args(argv)
 
@@ -244,15 +257,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     log = sys.stderr if args.progress else None
+    if args.smoke:
+        # Every mode's code path on short games in this process (seconds, not figures).
+        cap = SMOKE_DECISIONS
+        for v in chosen or ALL_VARIANTS:
+            run_match(None, v, STRONGEST, GREEDY, 1, args.seed, cap=cap)
+        run_match(None, "pin", GREEDY, "random", 1, args.seed, cap=cap)
+        run_match(None, "pin", GREEDY, "pip", 1, args.seed, cap=cap)
+        run_match(None, "blocking", "intermediate", "casual", 1, args.seed, cap=cap)
+        return 0
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(args.workers) if args.workers > 1 else None
     try:
-        if args.smoke:
-            for v in chosen or ALL_VARIANTS:
-                run_match(pool, v, STRONGEST, BASELINE, 2, args.seed)
-            run_match(pool, "pin", BASELINE, "random", 2, args.seed)
-            run_match(pool, "blocking", "intermediate", "casual", 2, args.seed)
-            return 0
         if args.fit:
             fit(
                 pool,
@@ -273,11 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.baseline:
             for v in chosen or ALL_VARIANTS:
-                run_match(pool, v, BASELINE, "random", args.games, args.seed, log)
-                run_match(pool, v, BASELINE, "pip", args.games, args.seed, log)
+                run_match(pool, v, GREEDY, "random", args.games, args.seed, log)
+                run_match(pool, v, GREEDY, "pip", args.games, args.seed, log)
             return 0
         for v in chosen or ALL_VARIANTS:
-            run_match(pool, v, STRONGEST, BASELINE, args.games, args.seed, log)
+            run_match(pool, v, STRONGEST, GREEDY, args.games, args.seed, log)
         return 0
     finally:
         if pool is not None:

@@ -97,8 +97,8 @@ def test_pin_scoring_is_in_points() -> None:
 
 
 def test_symmetric_start_is_balanced() -> None:
-    """The opening position, O to roll: close to even in every variant (on roll is a small edge)."""
+    """The opening position, O to roll: no side a clear favourite (being on roll is an edge)."""
     for variant in ALL:
         rules = get_variant(variant)
         _, win = evaluate(rules, [rules.initial_position()])
-        assert 0.3 < win[0] < 0.7, variant
+        assert 0.2 < win[0] < 0.8, variant

@@ -31,7 +31,7 @@ from storage import Database
 log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
-EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league")
+EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach")
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"

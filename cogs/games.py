@@ -21,6 +21,7 @@ from cogs.common import guarded, mention, reply_error
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
+from interop.gnubg import gnubg_id
 from render.game_scene import result_text
 from storage import ChannelBusyError, ConflictError, Game, NewMove, Storage
 
@@ -622,7 +623,8 @@ class Games(commands.Cog):
         if game is None:
             return
         state = self.table.state_of(game)
-        await self._send_board(interaction, Outcome(game, state), "")
+        header = f"gnubg ID: `{gnubg_id(state)}`" if state.variant == "classic" else ""
+        await self._send_board(interaction, Outcome(game, state), header)
         self._owed_boards.discard(game.channel_id)
 
     @app_commands.command(name="resign", description="Resign the current game")

@@ -24,6 +24,8 @@ from cogs.common import guarded, mention, reply_error
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
 from engine.game import GameState
+from interop.gnubg import gnubg_id, record_with_ids
+from interop.mat import export_mat
 from render.chart import render_rating_chart
 from render.game_scene import result_text
 from storage import OVERALL, ConflictError, Game, GuildSettings, PlayerStats, Storage
@@ -43,6 +45,10 @@ MAX_OPTION_INT = 9_007_199_254_740_991
 #: Upper bounds of /settings (storage accepts up to 366 days).
 MAX_HOURS = 366 * 24
 MAX_CHALLENGE_MINUTES = 7 * 24 * 60
+RECORD_FORMATS = [
+    app_commands.Choice(name="text record", value="text"),
+    app_commands.Choice(name="mat (Jellyfish match file, classic only)", value="mat"),
+]
 MANAGE_GUILD_REFUSAL = "Only members with the Manage Server permission can use /settings."
 
 
@@ -139,7 +145,12 @@ def final_line(game: Game, state: GameState | None) -> str:
 
 
 def game_record(game: Game) -> str:
-    """The full record of a game (RULES §7.7 lines) with a header, as a text file body."""
+    """The full record of a game (RULES §7.7 lines) with a header, as a text file body.
+
+    Classic records also give gnubg's ID (position ID:match ID) of the final position and,
+    before each decision, of the position it was taken in. Replays the record: call it off the
+    event loop.
+    """
     state = _state_or_none(game)
     names = _names(game, state)
     lines = [
@@ -151,14 +162,46 @@ def game_record(game: Game) -> str:
     ]
     if game.finished_at is not None:
         lines.append(f"ended: {_utc(game.finished_at)}")
+    body: list[str] | None = None
+    if state is not None and state.variant == "classic":
+        lines.append(f"gnubg ID: {gnubg_id(state)}")
+        try:
+            body = record_with_ids(state)
+        except EngineError:
+            log.warning("record of game %s cannot be replayed; shown without gnubg IDs", game.id)
     lines.append("")
-    if state is not None and state.record:
+    if body is not None:
+        lines.extend(body)
+    elif state is not None and state.record:
         lines.extend(state.record)
     else:
         lines.append("(no move record stored for this game)")
     lines.append("")
     lines.append(final_line(game, state))
     return "\n".join(lines) + "\n"
+
+
+async def recent_game_choices(
+    db: Storage, interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[int]]:
+    """The asking user's recent games, filtered by the number typed so far (autocomplete)."""
+    if interaction.guild_id is None:
+        return []
+    typed = str(current).strip().lstrip("#")
+    games = await db.recent_games(interaction.guild_id, interaction.user.id, limit=25)
+    choices = []
+    for game in games:
+        if typed and not str(game.id).startswith(typed):
+            continue
+        state = _state_or_none(game)
+        names = _names(game, state)
+        mine = 0 if game.player_x == interaction.user.id else 1
+        label = (
+            f"#{game.id} {variant_name(game.variant)} vs {names[1 - mine]}: "
+            f"{game_outcome_for(game, interaction.user.id)}"
+        )
+        choices.append(app_commands.Choice(name=label[:100], value=game.id))
+    return choices
 
 
 class LeaderboardButton(
@@ -388,25 +431,51 @@ class League(commands.Cog):
         embed.set_footer(text="/record game:<number> gives the full record of a game")
         await interaction.response.send_message(embed=embed)
 
-    @app_commands.command(name="record", description="The full record of a game, as a text file")
-    @app_commands.describe(game="The game number (see /history)")
+    @app_commands.command(name="record", description="The full record of a game, as a file")
+    @app_commands.describe(
+        game="The game number (see /history)",
+        format="text (default), or mat: a backgammon match file for GNU Backgammon, XG, ...",
+    )
+    @app_commands.choices(format=RECORD_FORMATS)
     @app_commands.guild_only()
     async def record(
         self,
         interaction: discord.Interaction[Any],
         game: app_commands.Range[int, 1, MAX_OPTION_INT],
+        format: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         found = await self.db.get_game(game)
         if found is None or found.guild_id != interaction.guild_id:
             await reply_error(interaction, f"There is no game #{game} on this server.")
             return
-        body = game_record(found).encode("utf-8")
-        names = _names(found, _state_or_none(found))
+        state = _state_or_none(found)
+        names = _names(found, state)
+        loop = asyncio.get_running_loop()
+        if format is not None and format.value == "mat":
+            if found.variant != "classic" or state is None:
+                await reply_error(
+                    interaction,
+                    "Only backgammon (classic) games can be exported as a .mat match file; "
+                    f"game #{found.id} is {variant_name(found.variant)}. "
+                    "Use /record without format for its text record.",
+                )
+                return
+            date = dt.datetime.fromtimestamp(found.created_at, dt.UTC).date()
+            try:
+                text = await loop.run_in_executor(None, partial(export_mat, state, date=date))
+            except EngineError as exc:
+                log.warning("game %s cannot be exported: %s", found.id, exc)
+                await reply_error(interaction, f"Game #{found.id} cannot be exported: {exc}")
+                return
+            body, filename = text.encode("utf-8"), f"game-{found.id}.mat"
+        else:
+            text = await loop.run_in_executor(None, game_record, found)
+            body, filename = text.encode("utf-8"), f"game-{found.id}.txt"
         await interaction.response.send_message(
             f"Record of game #{found.id}: {names[0]} vs {names[1]} "
             f"({variant_name(found.variant)}).",
-            file=discord.File(io.BytesIO(body), filename=f"game-{found.id}.txt"),
+            file=discord.File(io.BytesIO(body), filename=filename),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -414,23 +483,7 @@ class League(commands.Cog):
     async def record_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[int]]:
-        if interaction.guild_id is None:
-            return []
-        typed = str(current).strip().lstrip("#")
-        games = await self.db.recent_games(interaction.guild_id, interaction.user.id, limit=25)
-        choices = []
-        for game in games:
-            if typed and not str(game.id).startswith(typed):
-                continue
-            state = _state_or_none(game)
-            names = _names(game, state)
-            mine = 0 if game.player_x == interaction.user.id else 1
-            label = (
-                f"#{game.id} {variant_name(game.variant)} vs {names[1 - mine]}: "
-                f"{game_outcome_for(game, interaction.user.id)}"
-            )
-            choices.append(app_commands.Choice(name=label[:100], value=game.id))
-        return choices
+        return await recent_game_choices(self.db, interaction, current)
 
     # --- claims on time -----------------------------------------------------------------------
 

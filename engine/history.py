@@ -1,0 +1,233 @@
+"""A stored game replayed decision by decision from its record (RULES §7.7 lines).
+
+A ``GameState`` keeps only the current board and the record lines. Replays, reviews and match
+exports need every position in between, so the record is played again through the engine: the
+dice the record names are fed back through a scripted ``random.Random`` and each play, cube
+action, resignation or claim is applied as a player would. Lines the engine writes by itself
+(opening rolls, results, chain hand-overs, new games) must then come out exactly as stored:
+a record that does not replay to itself is refused (:class:`HistoryError`) rather than guessed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from engine.errors import EngineError, GameError
+from engine.game import GAME_OVER, MOVE, ROLL, GameState, other
+from engine.notation import parse_play
+from engine.play import Play
+
+#: Decision kinds, as in the record: a play, the three cube actions, and the two concessions.
+PLAY = "play"
+#: Rolling when the cube could have been turned (classic); it writes no line of its own.
+ROLL_KIND = "roll"
+DOUBLE = "double"
+TAKE = "take"
+PASS = "pass"
+RESIGN = "resign"
+CLAIM = "claim"
+
+_OPENING = re.compile(r"^opening roll: .* (\d), .* (\d)( \(tie\))?$")
+_ROLLED = re.compile(r"^(\d)(\d)(?: \[\dx\d\])?: ")
+_CHAINED = re.compile(r"^\[\dx\d\]: ")
+_DOUBLES = re.compile(r"^doubles \d+$")
+
+
+class HistoryError(GameError):
+    """The record cannot be replayed (it was not written by this engine, or was altered)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("E_HISTORY", message)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of the record: who took it, in which state, and what followed."""
+
+    kind: str
+    seat: int
+    #: The state the decision was taken in (for a play: phase MOVE with the dice to play).
+    before: GameState
+    #: The state right after it (dice of the next turn may already be rolled).
+    after: GameState
+    #: The chosen play (in ``seat``'s frame) for kind ``play``; None otherwise.
+    play: Play | None
+    #: The record line the decision wrote.
+    line: str
+
+    @property
+    def game_number(self) -> int:
+        return self.before.game_number
+
+
+class _RecordedDice(random.Random):
+    """Serves the dice the record shows, in order, to the game flow (which only calls
+    ``randint``, two dice per roll).
+
+    The driver sets ``limit`` to just past the next decision line before each step: a roll made
+    during the step is the one that line (or an opening-roll line before it) shows. A roll that
+    no line shows (made, then never played: a resignation or claim before moving, or the roll
+    that found a position dead) gets arbitrary dice, which change nothing in the record.
+    """
+
+    def __init__(self, record: tuple[str, ...], names: tuple[str, str], opening: bool) -> None:
+        super().__init__(0)
+        self._record = record
+        self._names = names
+        self._opening = opening  # the variant plays the opening roll as the first turn
+        self._skip_play = False
+        self._pending: deque[int] = deque()
+        self.cursor = 0
+        self.limit = 0
+
+    def randint(self, a: int, b: int) -> int:
+        if not self._pending:
+            self._pending.extend(self._next_roll())
+        return self._pending.popleft()
+
+    def _next_roll(self) -> tuple[int, int]:
+        while self.cursor < min(self.limit, len(self._record)):
+            line = self._record[self.cursor]
+            self.cursor += 1
+            opening = _OPENING.match(line)
+            if opening:
+                self._skip_play = self._opening and not opening[3]
+                return int(opening[1]), int(opening[2])
+            spoken = _speaker(line, self._names)
+            rolled = _ROLLED.match(spoken[1]) if spoken else None
+            if rolled:
+                if self._skip_play:  # played with the opening roll, already served
+                    self._skip_play = False
+                    continue
+                return int(rolled[1]), int(rolled[2])
+        return 1, 2
+
+
+def _speaker(line: str, names: tuple[str, str]) -> tuple[list[int], str] | None:
+    """The seats whose name starts ``line`` (both if the names are equal) and the rest."""
+    for name in sorted(set(names), key=len, reverse=True):
+        if line.startswith(name + " "):
+            return [s for s in (0, 1) if names[s] == name], line[len(name) + 1 :]
+    return None
+
+
+def _is_decision(line: str, names: tuple[str, str]) -> bool:
+    spoken = _speaker(line, names)
+    if spoken is None:
+        return False
+    rest = spoken[1]
+    return bool(
+        _ROLLED.match(rest)
+        or _CHAINED.match(rest)
+        or _DOUBLES.match(rest)
+        or rest in ("takes", "passes", "resigns", "claims on time")
+    )
+
+
+def replay(final: GameState) -> list[Decision]:
+    """Every decision of ``final``'s record (the whole match), in order.
+
+    Raises :class:`HistoryError` when the record does not replay to exactly itself.
+    """
+    record = final.record
+    names = final.players
+    decision_lines = [i for i, line in enumerate(record) if _is_decision(line, names)]
+    rng = _RecordedDice(record, names, final.rules.plays_opening_dice)
+
+    def window(done: int) -> None:
+        rng.limit = next((i for i in decision_lines if i > done), len(record)) + 1
+
+    window(-1)
+    try:
+        state = GameState.new(
+            final.variant, names, rng, match_length=final.match_length, options=final.options
+        )
+    except EngineError as exc:
+        raise HistoryError(f"cannot start the game again: {exc.message}") from None
+    decisions: list[Decision] = []
+    while True:
+        _check_prefix(state, record)
+        done = len(state.record)
+        if done >= len(record):
+            break
+        if state.phase == GAME_OVER:
+            window(done - 1)
+            state = state.next_game(rng)
+            continue
+        line = record[done]
+        if state.phase == ROLL:
+            spoken = _speaker(line, names)
+            if spoken is not None and _ROLLED.match(spoken[1]):
+                # Rolled instead of doubling: not a record line of its own.
+                window(done - 1)
+                after = state.roll(state.turn, rng)
+                decisions.append(Decision(ROLL_KIND, state.turn, state, after, None, ""))
+                state = after
+                continue
+        window(done)
+        try:
+            decision = _decide(state, line, rng)
+        except EngineError as exc:
+            raise HistoryError(f"line {done + 1} ({line!r}) cannot be replayed: {exc}") from None
+        decisions.append(decision)
+        state = decision.after
+    if state.board != final.board or state.score != final.score:
+        raise HistoryError("the replayed record does not end in the stored position")
+    return decisions
+
+
+def _check_prefix(state: GameState, record: tuple[str, ...]) -> None:
+    n = len(state.record)
+    if state.record != record[:n]:
+        bad = next(i for i in range(n) if i >= len(record) or state.record[i] != record[i])
+        got = state.record[bad]
+        want = record[bad] if bad < len(record) else "(end of record)"
+        raise HistoryError(f"line {bad + 1} replays as {got!r}, the record says {want!r}")
+
+
+def _decide(state: GameState, line: str, rng: random.Random) -> Decision:
+    spoken = _speaker(line, state.players)
+    if spoken is None:
+        raise HistoryError("the line names no player")
+    seats, rest = spoken
+    if state.phase == MOVE and (_ROLLED.match(rest) or _CHAINED.match(rest)):
+        seat = state.mover
+        if seat not in seats:
+            raise HistoryError(f"{state.players[seat]} is to play")
+        legal = state.legal_plays()
+        text = rest.split(": ", 1)[1]
+        chosen = parse_play(state.position_for(seat), legal, text or "pass")
+        after = state._apply(chosen, rng, auto=len(legal) == 1)
+        return Decision(PLAY, seat, state, after, chosen, line)
+    if _DOUBLES.match(rest):
+        return Decision(DOUBLE, state.turn, state, state.double(state.turn), None, line)
+    if rest == "takes":
+        return Decision(TAKE, state.mover, state, state.take(state.mover, rng), None, line)
+    if rest == "passes":
+        return Decision(PASS, state.mover, state, state.drop(state.mover), None, line)
+    if rest in ("resigns", "claims on time"):
+        kind = RESIGN if rest == "resigns" else CLAIM
+        # Equal names leave the seat open; the likelier one is taken (the player on turn
+        # resigns, the waiting one claims). Both lead to the same lines.
+        likely = state.mover if kind == RESIGN else other(state.mover)
+        seat = likely if likely in seats else seats[0]
+        after = state.resign(seat) if kind == RESIGN else state.claim(seat)
+        return Decision(kind, seat, state, after, None, line)
+    raise HistoryError("not a decision this engine records")
+
+
+__all__ = [
+    "CLAIM",
+    "DOUBLE",
+    "PASS",
+    "PLAY",
+    "RESIGN",
+    "ROLL_KIND",
+    "TAKE",
+    "Decision",
+    "HistoryError",
+    "replay",
+]

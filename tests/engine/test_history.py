@@ -1,0 +1,96 @@
+"""Replaying a stored record decision by decision (engine.history)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import replace
+
+import pytest
+
+from engine import VARIANTS
+from engine.game import DOUBLE, GAME_OVER, MOVE, ROLL, GameState
+from engine.history import PLAY, HistoryError, replay
+
+
+def random_match(
+    variant: str,
+    seed: int,
+    *,
+    names: tuple[str, str] = ("Ann", "Ann Lee"),
+    length: int = 3,
+    options: tuple[str, ...] = (),
+    max_actions: int = 3000,
+) -> GameState:
+    """A random match with cube actions, the odd resignation, and games still in progress
+    when ``max_actions`` runs out."""
+    rng = random.Random(seed)
+    state = GameState.new(variant, names, rng, match_length=length, options=options)
+    for _ in range(max_actions):
+        if state.phase == GAME_OVER:
+            state = state.next_game(rng)
+        elif state.phase == ROLL:
+            if state.can_double(state.turn) and rng.random() < 0.1:
+                state = state.double(state.turn)
+            else:
+                state = state.roll(state.turn, rng)
+        elif state.phase == DOUBLE:
+            state = state.take(state.mover, rng) if rng.random() < 0.6 else state.drop(state.mover)
+        elif state.phase == MOVE:
+            if rng.random() < 0.003:
+                state = state.resign(rng.choice((0, 1)))
+            else:
+                state = state.play(state.mover, rng.choice(state.legal_plays()).text, rng)
+        else:
+            break
+    return state
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("seed", [1])
+def test_every_decision_replays_to_the_stored_record(variant: str, seed: int) -> None:
+    final = random_match(variant, seed)
+    decisions = replay(final)
+    assert decisions, "a match has decisions"
+    # Consecutive: each decision starts where the previous one's lines end.
+    for a, b in itertools.pairwise(decisions):
+        assert b.before.record[: len(a.after.record)] == a.after.record
+    plays = [d for d in decisions if d.kind == PLAY]
+    play_lines = [
+        line for line in final.record if line.startswith(("Ann ", "Ann Lee ")) and ": " in line
+    ]
+    assert [d.line for d in plays] == play_lines
+    for d in plays:
+        # "Ann Lee" (seat 1) also starts with "Ann": the longer name must win.
+        assert d.line.startswith(final.players[d.seat] + " ")
+        assert d.seat == 1 or not d.line.startswith("Ann Lee ")
+        assert d.play is not None and d.before.phase == MOVE
+        assert d.play.before == d.before.position_for(d.seat)
+        assert d.line in final.record
+    last = decisions[-1].after
+    assert last.board == final.board and last.score == final.score
+
+
+def test_match_with_claim_and_equal_names() -> None:
+    rng = random.Random(5)
+    state = GameState.new("classic", ("Sam", "Sam"), rng, match_length=5)
+    for _ in range(6):
+        if state.phase == ROLL:
+            state = state.roll(state.turn, rng)
+        state = state.play(state.mover, state.legal_plays()[0].text, rng)
+    state = state.claim(1 - state.mover)
+    decisions = replay(state)
+    assert decisions[-1].kind == "claim"
+    assert decisions[-1].after.match_winner == state.match_winner
+
+
+def test_an_altered_record_is_refused() -> None:
+    final = random_match("classic", 3, max_actions=40)
+    lines = list(final.record)
+    i = next(i for i, line in enumerate(lines) if ": " in line and line[0] == "A")
+    head, _, _ = lines[i].partition(": ")
+    lines[i] = head + ": 1/0"
+    with pytest.raises(HistoryError):
+        replay(replace(final, record=tuple(lines)))
+    with pytest.raises(HistoryError):
+        replay(replace(final, record=final.record[:-3]))

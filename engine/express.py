@@ -8,29 +8,35 @@ counts as playing every pending number (positions.md E7), so a winning run and a
 are equally long.
 
 O never moves during X's run, so in Blocking the points O owns (exactly one O checker) stay
-blocked and covered X checkers stay covered for the whole run: the run can be replayed on
-per-point counts (a variant says so with ``runs_on_counts``). That gives three exact methods,
-tried in this order (``longest_run``):
+blocked and covered X checkers stay covered for the whole run (``_Frozen``): the run depends
+only on how many free X checkers each point holds, which fits in one int (four bits a point,
+``_counts``). A variant says so with ``runs_on_counts``. On those counts:
 
-* a greedy run over plain per-point counts (``_greedy_run``): when it plays every pending
-  number (or wins) nothing can do better, which settles most positions in a few microseconds;
-* when an X checker is covered outside the home board X can never bear off, and once the
-  reserve is empty X's free checkers move independently of each other (landing is allowed on
-  any point O does not own, and X checkers on one point are interchangeable): the run is then
-  a packing problem solved exactly over checkers instead of over move orders
-  (``_packed_run``);
-* otherwise a depth-first search over single-die steps that stops as soon as a chain plays
-  every pending number, pruned by an upper bound (``_room_bound``) where it applies.
+* while X has reserve checkers, the only step is entering, so the first numbers are forced;
+* an upper bound (``_Frozen.bound``) relaxes the run into a packing problem: every checker
+  absorbs a subsequence of the numbers on its own, bearing off with a number no earlier than
+  the pips X needs to bring everyone home allow, over-bearing only from a point no lower than
+  his highest covered checker. It is solved exactly over count vectors kept as one int bitset.
+  Where X cannot bear off during the run, the checkers really are independent and the bound is
+  the run itself;
+* otherwise a depth-first search (``_Frozen.run``) with a memo over (counts, numbers left) that
+  only asks whether a branch beats what is already known, so the bound cuts most branches;
+* a decision's plays are ranked together (``best_leaves``): a cheap greedy run and the bound
+  settle most plays; only those that may reach the best run are searched.
+
+The slowest chain decisions (the family ``tests/engine/test_express.py`` keeps) are those where
+X can bear off but has checkers still coming home, a covered checker in his home board and a
+long chain pending (11 or 22 rolled): the plain search there visits ~10^5 positions per play.
 
 The pending numbers after any point of a chain are a suffix of ``v x k, (v+1) x 4, ..., 6 x 4``
 and a suffix always ends with 6 x 4, so (position, length of the suffix) identifies a
-sub-problem across decisions: the memo is shared (bounded) so a chain's later decisions and
+sub-problem across decisions: the memos are shared (bounded) so a chain's later decisions and
 repeated listings of the same decision reuse earlier work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.dice import ChainDice
@@ -49,6 +55,13 @@ _memo: dict[tuple[Position, int], int] = {}
 def pending_after(dice: ChainDice) -> tuple[int, ...]:
     """The numbers still pending once this decision has played all its copies."""
     return _ALL_NUMBERS[4 * dice.value :]
+
+
+def clear_caches() -> None:
+    """Forget every memo (benchmarks time cold listings with it)."""
+    _memo.clear()
+    _FROZEN.clear()
+    _STACKS.clear()
 
 
 def _never_bears_off(pos: Position) -> bool:
@@ -94,128 +107,45 @@ def _room_bound(pos: Position, left: int) -> int:
 # --- Blocking as plain counts ----------------------------------------------------------------
 
 
-#: Per distinct stack: (free X checkers on top, owned by O, X checkers, covered X checkers).
-_STACKS: dict[str, tuple[int, bool, int, bool]] = {}
+#: Per distinct stack: (free X checkers on top, owned by O, covered X checkers).
+_STACKS: dict[str, tuple[int, bool, int]] = {}
 
 
-def _stack_info(stack: str) -> tuple[int, bool, int, bool]:
-    top_o = stack.rfind(O)
-    free = len(stack) - 1 - top_o  # everything above the top O checker is X
-    info = (free, stack.count(O) == 1, stack.count(X), X in stack[: max(top_o, 0)])
-    if len(_STACKS) >= 10_000:  # a bound: the stacks met in practice are far fewer
-        _STACKS.clear()
-    _STACKS[stack] = info
+def _stack_info(stack: str) -> tuple[int, bool, int]:
+    info = _STACKS.get(stack)
+    if info is None:
+        top_o = stack.rfind(O)
+        free = len(stack) - 1 - top_o  # everything above the top O checker is X
+        info = (free, stack.count(O) == 1, stack[: max(top_o, 0)].count(X))
+        if len(_STACKS) >= 10_000:  # a bound: the stacks met in practice are far fewer
+            _STACKS.clear()
+        _STACKS[stack] = info
     return info
 
 
-class _Board:
-    """The parts of a Blocking position that X's run depends on, O being frozen.
-
-    ``free[p]``: X checkers above the top O checker of point ``p`` (only these can ever move;
-    they are interchangeable); ``blocked[p]``: O owns ``p``; ``covered_high``: the highest point
-    holding a covered X checker (it counts for the over-bear rule, A10); ``never_off``: a covered
-    X checker outside the home board; ``home_pips``: the pips X must play before all his
-    checkers are home (a reserve checker enters on 19..24).
-    """
-
-    __slots__ = ("blocked", "covered_high", "free", "home_pips", "never_off")
-
-    def __init__(self, pos: Position) -> None:
-        free = [0] * 25
-        blocked = [False] * 25
-        covered_high = 0
-        home_pips = 19 * pos.reserve[0]
-        known = _STACKS
-        for p, stack in enumerate(pos.points):
-            if stack:
-                info = known.get(stack)
-                if info is None:
-                    info = _stack_info(stack)
-                n_free, owned, n_x, covered = info
-                free[p] = n_free
-                if owned:
-                    blocked[p] = True
-                if covered:
-                    covered_high = p
-                if p > 6:
-                    home_pips += (p - 6) * n_x
-        self.free = free
-        self.blocked = blocked
-        self.covered_high = covered_high
-        self.never_off = covered_high > 6
-        self.home_pips = home_pips
-
-    def bears_off_within(self, left: int) -> bool:
-        """Whether X may bear off while playing the last ``left`` pending numbers: never
-        with a covered checker outside the home board, and not before every checker is home,
-        which takes ``home_pips`` of the numbers before the one bearing off."""
-        return not self.never_off and _PIPS_BEFORE_LAST[left] >= self.home_pips
+def _counts(pos: Position) -> int:
+    """X's free checkers per point as one int: point ``p`` holds its count in bits 4p..4p+3."""
+    state = 0
+    for p, stack in enumerate(pos.points):
+        if stack:
+            free = _stack_info(stack)[0]
+            if free:
+                state += free << (4 * p)
+    return state
 
 
-def _greedy_run(board: _Board, reserve: int, off: int, numbers: tuple[int, ...]) -> int:
-    """A lower bound on the run: always move the highest checker that can play the number.
-
-    Follows the Blocking rules exactly (entering first, A12; ownership; LIFO through ``free``;
-    bearing off with the over-bear rule), so the run it plays is a real one.
-    """
-    free = board.free.copy()
-    blocked = board.blocked
-    covered_high = board.covered_high
-    high = 24
-    while high and not free[high]:
-        high -= 1
-    played = 0
-    for die in numbers:
-        if reserve:
-            dst = 25 - die
-            if blocked[dst]:
-                return played
-            free[dst] += 1
-            reserve -= 1
-            if high < dst:
-                high = dst
-            played += 1
-            continue
-        top = high if high > covered_high else covered_high
-        src = high
-        while src:
-            if free[src]:
-                dst = src - die
-                if dst >= 1:
-                    if not blocked[dst]:
-                        break
-                elif top <= 6 and (dst == 0 or src == top):
-                    break
-            src -= 1
-        else:
-            return played
-        free[src] -= 1
-        if dst >= 1:
-            free[dst] += 1
-        else:
-            off += 1
-            if off == NUM_CHECKERS:
-                return len(numbers)  # the game won counts as every pending number
-        while high and not free[high]:
-            high -= 1
-        played += 1
-    return played
-
-
-# --- the independent case: packing the numbers into checkers --------------------------------
-#
-# Each free checker absorbs a subsequence of the pending numbers; the numbers are in
-# non-decreasing order, so a checker's subsequence is fixed by how many of each value it takes
-# and its path is: those of the lowest value first, and so on. A set of such count vectors is
-# a bitset over a mixed-radix index (digit j counts value j, radix = copies pending + 1): a
-# checker's possible contributions are added to every reachable sum by a walk over its points,
-# with a per-digit mask that keeps each digit within its copies (so no digit ever carries).
+#: The pips of the last ``left`` pending numbers but their very last one.
+_PIPS_BEFORE_LAST = (0, *(sum(_ALL_NUMBERS[-left:-1]) for left in range(1, len(_ALL_NUMBERS) + 1)))
 
 
 class _Suffix:
-    """Index tables for the last ``left`` pending numbers."""
+    """Index tables for the last ``left`` pending numbers.
 
-    __slots__ = ("digits", "prefix_index")
+    A set of count vectors (how many of each value a set of checkers absorbs) is a bitset over a
+    mixed-radix index (digit j counts value j, radix = copies pending + 1).
+    """
+
+    __slots__ = ("digits", "first_off_value", "first_off_values", "prefix_index")
 
     def __init__(self, left: int) -> None:
         numbers = _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]
@@ -243,46 +173,430 @@ class _Suffix:
             index += places[values.index(die)]
             prefix_index.append(index)
         self.prefix_index = tuple(prefix_index)
+        #: first_off_value[h]: the value of the earliest number that may bear off when X's
+        #: checkers need ``h`` pips to come home (7: none may)
+        first_off = []
+        for home_pips in range(0, 24 * 18 + 1):
+            acc = 0
+            value = 7
+            for die in numbers:
+                if acc >= home_pips:
+                    value = die
+                    break
+                acc += die
+            first_off.append(value)
+            if value == 7:
+                break
+        self.first_off_value = tuple(first_off)
+        #: first_off_values[v]: the cases of ``_Frozen.bound``: never bearing off (7), or
+        #: first bearing off with each pending value from ``v`` on
+        self.first_off_values = tuple(
+            (7, *(value for value in values if value >= v)) for v in range(8)
+        )
 
 
-#: The pips of the last ``left`` pending numbers but their very last one.
-_PIPS_BEFORE_LAST = (0, *(sum(_ALL_NUMBERS[-left:-1]) for left in range(1, len(_ALL_NUMBERS) + 1)))
 _SUFFIXES = {left: _Suffix(left) for left in range(1, len(_ALL_NUMBERS) + 1)}
+Steps = tuple[tuple[int, int, int, int], ...]
+#: Partial folds kept per frozen board (each holds two bitsets of up to ~400 bytes).
+OUTSIDE_LIMIT = 20_000
+#: The search computes the bound where at least this many numbers are left (near the end of a
+#: run the search itself is cheaper than the bound).
+BOUND_FROM = 4
 
 
-def _packed_run(board: _Board, left: int) -> int:
-    """The exact run when X's free checkers are independent: never bearing off, reserve empty.
+class _Frozen:
+    """What stays fixed during X's run in Blocking, O being frozen, with the memos over it.
 
-    ``reach`` is the set of count vectors the checkers seen so far can absorb together; the
-    answer is the longest prefix of the pending numbers whose count vector is in it.
+    ``blocked[p]``: O owns ``p``; ``covered_high``: the highest point holding a covered X
+    checker (it counts for the over-bear rule, A10; above 6 X never bears off); ``can_win``: no
+    X checker is covered, so bearing off the last free checker wins.
     """
-    suffix = _SUFFIXES[left]
-    digits = suffix.digits
-    prefix_index = suffix.prefix_index
-    complete = prefix_index[-1]
-    blocked = board.blocked
-    free = board.free
-    reach = 1  # only the empty sum
-    for q in range(24, 1, -1):
-        for _ in range(free[q]):
-            # at[p]: the sums reachable with this checker standing on p
-            at = [0] * (q + 1)
-            at[q] = reach
-            for v, place, below in digits:
-                for p in range(q, v, -1):  # downwards, so several copies chain in one pass
-                    sums = at[p]
-                    if sums and not blocked[p - v]:
-                        sums &= below
+
+    __slots__ = (
+        "blocked",
+        "bounds",
+        "can_win",
+        "covered_high",
+        "first_off",
+        "memo",
+        "outside",
+        "walks",
+    )
+
+    def __init__(self, blocked: tuple[bool, ...], covered_high: int, can_win: bool) -> None:
+        self.blocked = blocked
+        self.covered_high = covered_high
+        self.can_win = can_win
+        #: (counts << 5 | left) -> 2 * run + 1 (exact) or 2 * bound (an upper bound)
+        self.memo: dict[int, int] = {}
+        self.bounds: dict[int, int] = {}
+        self.walks: dict[int, tuple[Steps, Steps]] = {}
+        self.first_off: dict[int, int] = {}
+        self.outside: dict[int, tuple[int, int]] = {}
+
+    # --- bounds ------------------------------------------------------------------------------
+
+    def first_off_value(self, state: int, left: int) -> int:
+        """The lowest value that may bear off (7: none) within the last ``left`` numbers."""
+        if self.covered_high > 6:
+            return 7
+        outside = state >> 28  # points 7 and up
+        key = outside << 5 | left
+        value = self.first_off.get(key)
+        if value is None:
+            home_pips = 0
+            p = 7
+            while outside:
+                home_pips += (p - 6) * (outside & 15)
+                outside >>= 4
+                p += 1
+            table = _SUFFIXES[left].first_off_value
+            value = table[home_pips] if home_pips < len(table) else 7
+            if len(self.first_off) >= MEMO_LIMIT:
+                self.first_off.clear()
+            self.first_off[key] = value
+        return value
+
+    def bound(self, state: int, left: int) -> int:
+        """An upper bound on the run (exact when X cannot bear off during it).
+
+        Relaxation: a real run either bears nothing off, and then X's checkers are independent
+        (each absorbs a subsequence of the numbers on its own), or X first bears off with some
+        value ``h``: then every checker is home once it has played its numbers up to ``h``,
+        and from ``h`` on a checker may bear off, exactly or (the over-bear rule needs the
+        highest point) from a point no lower than X's highest covered checker. Each case is
+        solved with the checkers independent (``_scenario``); ``h`` starts at the first value
+        X's pips to come home allow.
+        """
+        key = state << 5 | left
+        known = self.bounds.get(key)
+        if known is not None:
+            return known
+        suffix = _SUFFIXES[left]
+        prefix_index = suffix.prefix_index
+        first_off = self.first_off_value(state, left)
+        result = 0
+        for h in suffix.first_off_values[first_off]:
+            reach, all_off = self._scenario(state, left, h)
+            if all_off:
+                for played in range(left, 0, -1):
+                    if all_off >> prefix_index[played] & 1:
+                        result = left  # every checker borne off: a win
+                        break
+            for played in range(left, result, -1):
+                if reach >> prefix_index[played] & 1:
+                    result = played
+                    break
+            if result == left:
+                break
+        if len(self.bounds) >= MEMO_LIMIT:
+            self.bounds.clear()
+        self.bounds[key] = result
+        return result
+
+    def _scenario(self, state: int, left: int, h: int) -> tuple[int, int]:
+        """The count vectors X's checkers can absorb independently when they first bear off
+        with value ``h`` (7: never), and those where all of them are borne off (a win)."""
+        # The checkers outside the home board often stay put while the search shuffles the
+        # ones inside: their (costlier) part of the fold is kept.
+        outside_key = (state >> 28 << 5 | left) << 3 | h
+        part = self.outside.get(outside_key)
+        if part is None:
+            all_off = 1 if self.can_win and h < 7 else 0
+            part = self._fold(state, 24, 7, left, h, 1, all_off)
+            if len(self.outside) >= OUTSIDE_LIMIT:
+                self.outside.clear()
+            self.outside[outside_key] = part
+        if not part[0]:
+            return part
+        return self._fold(state, 6, 1, left, h, *part)
+
+    def _fold(
+        self, state: int, high: int, low: int, left: int, h: int, reach: int, all_off: int
+    ) -> tuple[int, int]:
+        """Add the checkers on points ``high`` down to ``low`` to the sets of ``_scenario``."""
+        for q in range(high, low - 1, -1):
+            count = (state >> 4 * q) & 15
+            if not count:
+                continue
+            before, after = self._walk(q, left, h)
+            if not before and not after:
+                if h < 7 and q > 6:
+                    return 0, 0  # this checker never gets home: no such run
+                all_off = 0  # a checker that can never move: nobody wins
+                continue
+            for _ in range(count):
+                for is_reach in (True, False):
+                    start = reach if is_reach else all_off
+                    if not start:
+                        continue
+                    # at[p]: the sums reachable with this checker standing on p (0: borne off)
+                    at = [0] * (q + 1)
+                    at[q] = start
+                    for src, dst, place, below in before:
+                        sums = at[src]
                         if sums:
-                            at[p - v] |= sums << place
-            for sums in at:
-                reach |= sums
-            if reach >> complete & 1:
-                return left
-    for played in range(left - 1, 0, -1):
-        if reach >> prefix_index[played] & 1:
-            return played
-    return 0
+                            sums &= below
+                            if sums:
+                                at[dst] |= sums << place
+                    if h < 7:
+                        del at[7:]  # everyone is home once the numbers up to h are played
+                        for src, dst, place, below in after:
+                            sums = at[src]
+                            if sums:
+                                sums &= below
+                                if sums:
+                                    at[dst] |= sums << place
+                    if is_reach:
+                        reach = 0
+                        for sums in at:
+                            reach |= sums
+                        if not reach:
+                            return 0, 0
+                    else:
+                        all_off = at[0]
+        return reach, all_off
+
+    def _walk(self, q: int, left: int, h: int) -> tuple[Steps, Steps]:
+        """One checker's steps from ``q`` for ``_scenario``, in the order they are applied:
+        values upwards, points downwards (so several copies of a value chain in one pass),
+        only from points the checker can reach; split where the checker must be home (after
+        the value ``h``). Each step: (source, destination or 0 for off, place, mask)."""
+        key = (q * 32 + left) * 8 + h
+        walk = self.walks.get(key)
+        if walk is None:
+            before: list[tuple[int, int, int, int]] = []
+            after: list[tuple[int, int, int, int]] = []
+            ops = before
+            reachable = {q}
+            for v, place, below in _SUFFIXES[left].digits:
+                for p in range(q, 0, -1):
+                    if p not in reachable:
+                        continue
+                    dst = p - v
+                    if dst >= 1:
+                        if not self.blocked[dst]:
+                            ops.append((p, dst, place, below))
+                            reachable.add(dst)
+                    elif v >= h and (dst == 0 or p >= self.covered_high):
+                        ops.append((p, 0, place, below))
+                if v == h:
+                    ops = after
+                    reachable = {p for p in reachable if p <= 6}
+            if h < 7 and q > 6 and not any(dst <= 6 for _, dst, _, _ in before):
+                before = after = []  # never home in time
+            walk = self.walks[key] = (tuple(before), tuple(after))
+        return walk
+
+    def greedy(self, state: int, left: int) -> int:
+        """A real run (a lower bound): always move the highest checker that can play."""
+        blocked = self.blocked
+        covered_high = self.covered_high
+        free = [(state >> 4 * p) & 15 for p in range(25)]
+        high = 24
+        while high and not free[high]:
+            high -= 1
+        played = 0
+        for die in _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]:
+            top = high if high > covered_high else covered_high
+            src = high
+            while src:
+                if free[src]:
+                    dst = src - die
+                    if dst >= 1:
+                        if not blocked[dst]:
+                            break
+                    elif top <= 6 and (dst == 0 or src == top):
+                        break
+                src -= 1
+            else:
+                return played
+            free[src] -= 1
+            if dst >= 1:
+                free[dst] += 1
+            while high and not free[high]:
+                high -= 1
+            if not high and self.can_win:
+                return left  # the last checker is off: the game is won
+            played += 1
+        return played
+
+    def greedy_home(self, state: int, left: int) -> int:
+        """Another real run: bear off when possible, else move the lowest checker outside the
+        home board that can play (bringing everyone home), else the lowest checker."""
+        blocked = self.blocked
+        covered_high = self.covered_high
+        free = [(state >> 4 * p) & 15 for p in range(25)]
+        played = 0
+        for die in _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]:
+            high = 24
+            while high and not free[high]:
+                high -= 1
+            top = high if high > covered_high else covered_high
+            off = inside = outside = 0
+            for src in range(1, high + 1):
+                if free[src]:
+                    dst = src - die
+                    if dst >= 1:
+                        if not blocked[dst]:
+                            if src > 6:
+                                outside = outside or src
+                            else:
+                                inside = inside or src
+                    elif top <= 6 and (dst == 0 or src == top):
+                        off = src
+                        break
+            if off:
+                free[off] -= 1
+                if self.can_win and not any(free):
+                    return left  # the last checker is off: the game is won
+            elif outside or inside:
+                src = outside or inside
+                free[src] -= 1
+                free[src - die] += 1
+            else:
+                return played
+            played += 1
+        return played
+
+    # --- search ------------------------------------------------------------------------------
+
+    def run(self, state: int, left: int, floor: int = -1) -> int:
+        """The run over the last ``left`` pending numbers from ``state`` (X's reserve empty) if
+        it exceeds ``floor``; otherwise an upper bound on it that does not exceed ``floor``."""
+        if left == 0:
+            return 0
+        key = state << 5 | left
+        known = self.memo.get(key)
+        if known is not None:
+            if known & 1:
+                return known >> 1
+            if known >> 1 <= floor:
+                return known >> 1
+        if self.first_off_value(state, left) == 7:
+            exact = self.bound(state, left)  # the checkers are independent: the bound is exact
+            self._remember(key, exact, True)
+            return exact
+        bound = left
+        if left >= BOUND_FROM:
+            bound = self.bound(state, left)
+            if bound <= floor:
+                self._remember(key, bound, False)
+                return bound
+            if self.greedy(state, left) == bound:
+                self._remember(key, bound, True)
+                return bound
+        die = _ALL_NUMBERS[-left]
+        rest = left - 1
+        blocked = self.blocked
+        covered_high = self.covered_high
+        high = ((state.bit_length() + 3) >> 2) - 1
+        top = high if high > covered_high else covered_high
+        home = top <= 6
+        children = []
+        for src in range(high, 0, -1):
+            if not (state >> 4 * src) & 15:
+                continue
+            dst = src - die
+            if dst >= 1:
+                if blocked[dst]:
+                    continue
+                children.append(state - (1 << 4 * src) + (1 << 4 * dst))
+            elif home and (dst == 0 or src == top):
+                child = state - (1 << 4 * src)
+                if not rest or (not child and self.can_win):
+                    # the last number, or the 15th checker off: the whole run
+                    self._remember(key, left, True)
+                    return left
+                children.append(child)
+        if not rest and children:
+            self._remember(key, 1, True)
+            return 1
+        best = 0  # the longest run found
+        upper = 0  # an upper bound over the children not searched exactly
+        memo = self.memo
+        unknown = []
+        # Children already settled first (often by another play of the same decision).
+        for child in children:
+            known = memo.get(child << 5 | rest)
+            if known is None or not known & 1:
+                unknown.append(child)
+            else:
+                if known >> 1 >= best:
+                    best = 1 + (known >> 1)
+        if best < bound:
+            for child in unknown:
+                need = (best if best > floor else floor) - 1
+                further = self.run(child, rest, need)
+                if further > need:
+                    best = 1 + further
+                    if best >= bound:
+                        break
+                elif further + 1 > upper:
+                    upper = further + 1
+        if best > floor or best >= bound or upper <= best:
+            self._remember(key, best, True)
+            return best
+        upper = min(upper, bound)
+        self._remember(key, upper, False)
+        return upper
+
+    def _remember(self, key: int, value: int, exact: bool) -> None:
+        if len(self.memo) >= MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[key] = 2 * value + exact
+
+
+_FROZEN: dict[tuple[int, int, bool], _Frozen] = {}
+
+
+def _frozen(pos: Position) -> _Frozen:
+    blocked_mask = 0
+    covered_high = 0
+    covered = 0
+    for p, stack in enumerate(pos.points):
+        if stack:
+            _, owned, n_covered = _stack_info(stack)
+            if owned:
+                blocked_mask |= 1 << p
+            if n_covered:
+                covered_high = p
+                covered += n_covered
+    key = (blocked_mask, covered_high, covered == 0)
+    frozen = _FROZEN.get(key)
+    if frozen is None:
+        if len(_FROZEN) >= 64:  # each holds its own memo: keep the recent few
+            _FROZEN.clear()
+        blocked = tuple(bool(blocked_mask >> p & 1) for p in range(25))
+        frozen = _FROZEN[key] = _Frozen(blocked, covered_high, covered == 0)
+    return frozen
+
+
+def _enter(frozen: _Frozen, state: int, reserve: int, left: int) -> tuple[int, int]:
+    """Play the forced entries (A12: all fifteen enter before any other step): (numbers
+    played, counts after them); stops early at a point O owns."""
+    played = 0
+    numbers = _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]
+    while reserve and played < left:
+        dst = 25 - numbers[played]
+        if frozen.blocked[dst]:
+            break
+        state += 1 << 4 * dst
+        reserve -= 1
+        played += 1
+    return played, state
+
+
+def _counts_run(pos: Position, left: int, floor: int = -1) -> int:
+    """``longest_run`` for a variant that runs on counts (the exact value when above
+    ``floor``, else an upper bound not above it)."""
+    frozen = _frozen(pos)
+    played, state = _enter(frozen, _counts(pos), pos.reserve[0], left)
+    if played == left:
+        return left
+    if pos.reserve[0] > played:
+        return played  # an entry is blocked: the run stops there
+    return played + frozen.run(state, left - played, floor - played)
 
 
 # --- search --------------------------------------------------------------------------------
@@ -297,18 +611,8 @@ def longest_run(variant: Variant, pos: Position, left: int) -> int:
     cached = _memo.get(key)
     if cached is not None:
         return cached
-    floor = 0
     if variant.runs_on_counts:
-        board = _Board(pos)
-        floor = _greedy_run(board, pos.reserve[0], pos.off[0], _ALL_NUMBERS[-left:])
-        if floor == left:
-            best = left
-        elif board.bears_off_within(left):
-            best = _longest_run(variant, pos, left, left, False, floor)
-        elif not pos.reserve[0]:
-            best = _packed_run(board, left)
-        else:
-            best = _longest_run(variant, pos, left, _room_bound(pos, left), True, floor)
+        best = _counts_run(pos, left)
         _remember(key, best)
         return best
     if _never_bears_off(pos):
@@ -322,25 +626,15 @@ def _remember(key: tuple[Position, int], run: int) -> None:
     _memo[key] = run
 
 
-def _longest_run(
-    variant: Variant, pos: Position, left: int, bound: int, rooms: bool, floor: int = 0
-) -> int:
-    """``longest_run`` below a known upper ``bound`` and above a known run length ``floor``
-    from ``pos``; ``rooms``: X cannot bear off during the run, so ``_room_bound`` applies (it
-    does for the whole search once it does at the root) and, in Blocking, once the reserve is
-    empty so does ``_packed_run``."""
+def _longest_run(variant: Variant, pos: Position, left: int, bound: int, rooms: bool) -> int:
+    """``longest_run`` by a search over positions (variants that do not run on counts) below
+    a known upper ``bound``; ``rooms``: X cannot bear off during the run, so ``_room_bound``
+    applies (it does for the whole search once it does at the root)."""
     key = (pos, left)
     cached = _memo.get(key)
     if cached is not None:
         return cached
-    if not pos.reserve[0] and variant.runs_on_counts:
-        # Bearing off may have become impossible on the way (no longer enough pips left).
-        board = _Board(pos)
-        if rooms or not board.bears_off_within(left):
-            best = _packed_run(board, left)
-            _remember(key, best)
-            return best
-    best = floor
+    best = 0
     rest = left - 1
     for _, after in variant.steps(pos, _ALL_NUMBERS[-left]):
         if rest == 0 or after.off[0] == NUM_CHECKERS:
@@ -361,6 +655,7 @@ def _longest_run(
 
 
 def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf], int]:
+    """A decision's score of one play (§6.2): copies used, plus the run after a complete one."""
     left = len(pending_after(dice))
 
     def score(after: Position, leaf: _Leaf) -> int:
@@ -372,3 +667,57 @@ def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf],
         return used + longest_run(variant, after, left)
 
     return score
+
+
+def best_leaves(
+    variant: Variant, dice: ChainDice, leaves: Iterable[tuple[Position, _Leaf]]
+) -> list[tuple[Position, _Leaf]]:
+    """The plays of a decision with the highest score (``run_scorer``), ranked together.
+
+    On counts, a play is searched only as far as needed to tell whether it reaches the best
+    score known so far: plays are taken in order of a cheap greedy run, and one whose bound
+    falls short of the best is dropped unsearched.
+    """
+    items = list(leaves)
+    if not variant.runs_on_counts:
+        score = run_scorer(variant, dice)
+        scored = [(score(p, leaf), p, leaf) for p, leaf in items]
+        top = max(s for s, _, _ in scored)
+        return [(p, leaf) for s, p, leaf in scored if s == top]
+    left = len(pending_after(dice))
+    copies = dice.copies
+    won = copies + left
+    scores: list[int] = [0] * len(items)
+    pending: list[tuple[int, int]] = []  # (greedy score, index) of complete plays to rank
+    best = 0
+    for i, (after, leaf) in enumerate(items):
+        used = len(leaf.steps)
+        if after.off[0] == NUM_CHECKERS:
+            scores[i] = won
+        elif used < copies:
+            scores[i] = used
+        else:
+            cached = _memo.get((after, left))
+            if cached is not None:
+                scores[i] = copies + cached
+            else:
+                frozen = _frozen(after)
+                played, state = _enter(frozen, _counts(after), after.reserve[0], left)
+                if played == left or after.reserve[0] > played:
+                    scores[i] = copies + played
+                else:
+                    greedy = played + frozen.greedy(state, left - played)
+                    pending.append((greedy, i))
+                    scores[i] = -1
+                    best = max(best, copies + greedy)
+                    continue
+        best = max(best, scores[i])
+    pending.sort(reverse=True)
+    for _, i in pending:
+        after = items[i][0]
+        run = _counts_run(after, left, best - copies - 1)
+        if copies + run >= best:
+            _remember((after, left), run)  # above the floor: exact
+            best = copies + run
+        scores[i] = copies + run
+    return [item for item, s in zip(items, scores, strict=True) if s == best]

@@ -8,11 +8,10 @@ rule, the Express run rule and the higher-die rule select the legal ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 from engine.dice import ChainDice, Dice, Roll
-from engine.express import run_scorer
+from engine.express import best_leaves
 from engine.play import Play, Step
 from engine.position import BAR, NUM_CHECKERS, O, Position, X
 from engine.variants import Variant, get_variant
@@ -94,19 +93,11 @@ def _leaves(
     return leaves
 
 
-def _select(
-    leaves: dict[Position, _Leaf],
-    dice: Dice,
-    score: Callable[[Position, _Leaf], int] | None,
-) -> list[tuple[Position, _Leaf]]:
-    """Maximality (§2.5.1 by dice used, or §6.2 via ``score``) and the higher-die rule (§2.5.2)."""
-    if score is None:
-        best = max(len(leaf.steps) for leaf in leaves.values())
-        chosen = [(p, leaf) for p, leaf in leaves.items() if len(leaf.steps) == best]
-    else:
-        scored = [(score(p, leaf), p, leaf) for p, leaf in leaves.items()]
-        best = max(s for s, _, _ in scored)
-        chosen = [(p, leaf) for s, p, leaf in scored if s == best]
+def _select(leaves: dict[Position, _Leaf], dice: Dice) -> list[tuple[Position, _Leaf]]:
+    """Maximality (§2.5.1 by dice used) and the higher-die rule (§2.5.2); a chain decision
+    (§6.2) is ranked by ``express.best_leaves`` instead."""
+    best = max(len(leaf.steps) for leaf in leaves.values())
+    chosen = [(p, leaf) for p, leaf in leaves.items() if len(leaf.steps) == best]
     if isinstance(dice, Roll) and not dice.is_double and best == 1:
         with_high = [(p, leaf) for p, leaf in chosen if leaf.high]
         if with_high:
@@ -124,6 +115,8 @@ def legal_plays(pos: Position, dice: Dice, variant: Variant | None = None) -> li
     if variant is None:
         variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
-    score = run_scorer(variant, dice) if isinstance(dice, ChainDice) else None
-    chosen = _select(leaves, dice, score)
+    if isinstance(dice, ChainDice):
+        chosen = best_leaves(variant, dice, leaves.items())
+    else:
+        chosen = _select(leaves, dice)
     return [Play(leaf.steps, pos, after) for after, leaf in chosen]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from engine import express
 from engine.game import MOVE, ROLL, GameState
 from engine.play import Play
 from engine.position import Position
+from engine.variants import Variant
 
 
 def random_decisions(
@@ -46,3 +48,23 @@ def checker_totals(pos: Position) -> tuple[int, int]:
         pos.on_board("X") + pos.bar[0] + pos.reserve[0] + pos.off[0],
         pos.on_board("O") + pos.bar[1] + pos.reserve[1] + pos.off[1],
     )
+
+
+def plain_run(
+    rules: Variant, pos: Position, left: int, memo: dict[tuple[Position, int], int]
+) -> int:
+    """Longest Express run by exhaustive search, without bounds or shortcuts (the reference)."""
+    if left == 0:
+        return 0
+    if (pos, left) in memo:
+        return memo[(pos, left)]
+    best = 0
+    for _, after in rules.steps(pos, express._ALL_NUMBERS[-left]):
+        if after.off[0] == 15:
+            best = left  # bearing off the 15th checker counts as every pending number
+            break
+        best = max(best, 1 + plain_run(rules, after, left - 1, memo))
+        if best >= left:
+            break
+    memo[(pos, left)] = best
+    return best

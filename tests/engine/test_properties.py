@@ -13,7 +13,7 @@ from engine.movegen import _leaves
 from engine.play import HIT
 from engine.position import O, Position, X, make_position
 
-from .playout import checker_totals, final_state, random_decisions
+from .playout import checker_totals, final_state, plain_run, random_decisions
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,24 +118,25 @@ def test_ordered_doubles_search_hits_a_re_exposed_blot() -> None:
 
 @settings(max_examples=15, deadline=None)
 @given(seed=SEEDS)
-def test_express_run_bound_never_cuts_a_longer_run(seed: int) -> None:
-    """The pip-room bound of the Express lookahead is a true upper bound and its greedy run a
-    true lower one: on the positions of a random game, the lookahead finds the same run length
-    as the plain search."""
+def test_express_run_bounds_hold(seed: int) -> None:
+    """The Express lookahead's upper bounds (pip room; the packing relaxation on counts) and its
+    greedy run (a real run) hold, and the lookahead finds the same run length as the plain
+    search, on the positions of a random game."""
     rules = get_variant("blocking-express")
     for state, _, _ in random_decisions("blocking-express", seed, max_decisions=40):
         pos = state.position_for(state.mover)
         for left in (24, 12, 8):
-            bound = express._room_bound(pos, left) if express._never_bears_off(pos) else left
-            express._memo.clear()
-            plain = _plain_run(rules, pos, left, {})
-            assert plain <= bound
-            express._memo.clear()
+            plain = plain_run(rules, pos, left, {})
+            if express._never_bears_off(pos):
+                assert plain <= express._room_bound(pos, left)
+            express.clear_caches()
             assert express.longest_run(rules, pos, left) == plain
-            # the greedy run (the lookahead's first try) is a real run
-            numbers = express._ALL_NUMBERS[-left:]
-            board = express._Board(pos)
-            assert express._greedy_run(board, pos.reserve[0], pos.off[0], numbers) <= plain
+            frozen = express._frozen(pos)
+            played, counts = express._enter(frozen, express._counts(pos), pos.reserve[0], left)
+            if played < left and pos.reserve[0] == played:
+                rest = left - played
+                assert played + frozen.bound(counts, rest) >= plain
+                assert played + frozen.greedy(counts, rest) <= plain
 
 
 def _random_frozen_board(rng: random.Random, covered_point: int) -> Position:
@@ -158,40 +159,33 @@ def _random_frozen_board(rng: random.Random, covered_point: int) -> Position:
 
 @FAST
 @given(seed=SEEDS)
-def test_express_packed_run_matches_plain_search(seed: int) -> None:
-    """Where X cannot bear off during the run (a covered checker outside the home board, or
-    too far from home), his free checkers are independent and the run is solved as a packing
-    problem: it must agree with the plain search."""
+def test_express_counts_search_matches_plain_search(seed: int) -> None:
+    """On random frozen boards (covered checkers outside, inside or nowhere, so bearing off is
+    impossible, possible, or winning), the search on counts agrees with the plain search: the
+    bound is exact where X cannot bear off, and below or at a floor the search returns an
+    upper bound not above the floor."""
     rules = get_variant("blocking-express")
     rng = random.Random(seed)
-    packed = 0
+    independent = 0
     for _ in range(40):
         covered_point = rng.choice((0, rng.randint(7, 24), rng.randint(1, 6)))
         pos = _random_frozen_board(rng, covered_point)
         left = rng.randint(1, 24)
-        board = express._Board(pos)
-        plain = _plain_run(rules, pos, left, {})
-        if not board.bears_off_within(left):
-            packed += 1
-            assert express._packed_run(board, left) == plain
-        express._memo.clear()
+        plain = plain_run(rules, pos, left, {})
+        express.clear_caches()
+        frozen = express._frozen(pos)
+        counts = express._counts(pos)
+        bound = frozen.bound(counts, left)
+        assert bound >= plain
+        if frozen.first_off_value(counts, left) == 7:
+            independent += 1
+            assert bound == plain
+        floor = rng.randint(-1, left)
+        found = frozen.run(counts, left, floor)
+        if plain > floor:
+            assert found == plain
+        else:
+            assert plain <= found <= floor
+        express.clear_caches()
         assert express.longest_run(rules, pos, left) == plain
-    assert packed
-
-
-def _plain_run(rules, pos, left, memo):  # type: ignore[no-untyped-def]
-    """Longest run by exhaustive search, without bounds or shortcuts (the reference)."""
-    if left == 0:
-        return 0
-    if (pos, left) in memo:
-        return memo[(pos, left)]
-    best = 0
-    for _, after in rules.steps(pos, express._ALL_NUMBERS[-left]):
-        if after.off[0] == 15:
-            best = left  # bearing off the 15th checker counts as every pending number
-            break
-        best = max(best, 1 + _plain_run(rules, after, left - 1, memo))
-        if best >= left:
-            break
-    memo[(pos, left)] = best
-    return best
+    assert independent

@@ -38,7 +38,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import ChainDice, Dice, Play, Position, Roll, format_position, legal_plays
+from engine import (
+    ChainDice,
+    Dice,
+    Play,
+    Position,
+    Roll,
+    format_position,
+    legal_plays,
+    parse_position,
+)
 from engine.game import GAME_OVER, MATCH_OVER, MOVE, ROLL, GameState
 from engine.variants import get_variant
 
@@ -61,6 +70,8 @@ CLASSIC_TARGET: Target = (None, None, 1_000, 20_000)
 VARIANT_TARGET: Target = (None, None, 2_000, 50_000)
 DOUBLES_TARGET: Target = (None, None, None, 50_000)
 EXPRESS_TARGET: Target = (5_000, None, 50_000, 1_000_000)
+#: Issue 18: every chain decision within 150 ms.
+SLOWEST_TARGET: Target = (None, None, None, 150_000)
 NO_TARGET: Target = (None, None, None, None)
 
 
@@ -181,12 +192,14 @@ def engine_once(t: Timed) -> int:
 
 
 def clear_engine_caches() -> bool:
-    """Forget the engine's memo of Express run lengths; False if the engine has none.
-
-    Reaches into a private name on purpose: only a benchmark needs a cold listing.
-    """
+    """Forget the engine's memos of Express run lengths; False if the engine has none."""
     from engine import express
 
+    clear = getattr(express, "clear_caches", None)
+    if clear is not None:
+        clear()
+        return True
+    # An older engine (compared in the same run from a worktree) has only this memo.
     memo = getattr(express, "_memo", None)
     if isinstance(memo, dict):
         memo.clear()
@@ -659,7 +672,9 @@ def bench_variant(variant: str, args: argparse.Namespace) -> None:
         rows.append(Row("express chain decisions, cold", cold, EXPRESS_TARGET, engine_cold_once))
         forced = forced_chains(rolls, args)
         rows += forced
-        all_cold = cold + [t for row in forced for t in row.samples]
+        slowest = slowest_known(args)
+        rows.append(slowest)
+        all_cold = cold + [t for row in [*forced, slowest] for t in row.samples]
         rows.append(Row("express all chain decisions, cold", all_cold, EXPRESS_TARGET))
     else:
         doubles = [t for t in timed if t.dice.is_double]
@@ -706,6 +721,22 @@ def forced_chains(rolls: Sequence[Timed], args: argparse.Namespace) -> list[Row]
         label = f"express forced {value}-{value} chain start, cold"
         rows.append(Row(label, timed, EXPRESS_TARGET, engine_cold_once))
     return rows
+
+
+def slowest_known(args: argparse.Namespace) -> Row:
+    """The slowest chain decisions found so far (``tests/engine/express_slowest.py``), cold."""
+    from tests.engine.express_slowest import SLOWEST
+
+    timed = []
+    for line in SLOWEST[:1] if args.smoke else SLOWEST:
+        pos, dice = parse_position(line)
+        assert dice is not None
+        t = Timed(pos, dice, 0, len(legal_plays(pos, dice)))
+        t.ns = engine_cold_once(t)
+        for _ in range(args.repeat - 1):
+            t.ns = min(t.ns, engine_cold_once(t))
+        timed.append(t)
+    return Row("express slowest known decisions, cold", timed, SLOWEST_TARGET, engine_cold_once)
 
 
 # --- main -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
 from ai.network import HEADS, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, rank_plays
-from ai.train import Learner, main, result_targets, ship
+from ai.train import COMMITTED_DIR, Learner, load_checkpoint, main, result_targets, ship
 from ai.types import STRONGEST, MatchContext
 from engine import Position, Variant, get_variant, legal_plays
 from engine.game import GameResult, GameState
@@ -406,3 +406,17 @@ def test_the_strongest_level_uses_the_learned_evaluation_where_loaded(
     monkeypatch.setattr(learned, "_LOADED", {variant: None})
     play = choose_play(rules, pos, dice, level=STRONGEST, rng=rng)
     assert play in legal_plays(pos, dice, rules)
+
+
+CHECKPOINTS = sorted(COMMITTED_DIR.glob("*.npz"))
+
+
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=[p.stem for p in CHECKPOINTS])
+def test_committed_checkpoints_resume(path: Path) -> None:
+    """The training state committed for the next session loads with its dice state."""
+    ck = load_checkpoint(path, path.stem)
+    assert ck.games > 0 and ck.config["seed"] == ck.net.meta["config"]["seed"]
+    rng = random.Random()
+    rng.setstate(ck.rng_state)
+    assert ck.net.inputs == Encoder(path.stem, int(ck.config["encoding_version"])).width
+    assert all(entry["games"] <= ck.games for entry in ck.curve)

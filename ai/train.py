@@ -67,9 +67,11 @@ Opponent = Callable[[Variant, Position, Dice, Sequence[Play], random.Random], Pl
 class NetPlayer:
     """Greedy (0-ply) play on a network: the play whose result is best for the mover."""
 
-    def __init__(self, net: Network, encoder: Encoder) -> None:
+    def __init__(self, net: Network, encoder: Encoder, objective: str = "points") -> None:
         self.net = net
         self.encoder = encoder
+        #: "points": expected points (money play); "win": the winning chance (1-point games).
+        self.objective = objective
 
     def scores(self, plays: Sequence[Play]) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(inputs, hidden, outputs) of the plays' results, from the opponent's side."""
@@ -78,7 +80,9 @@ class NetPlayer:
         return x, h, out
 
     def pick(self, out: FloatArray) -> int:
-        """The best play's index: the lowest equity for the opponent, who is on roll next."""
+        """The best play's index: the lowest value for the opponent, who is on roll next."""
+        if self.objective == "win":
+            return int(np.argmin(out[:, 0]))
         return int(np.argmin(equity_of(self.net.variant, self.net.heads, out)))
 
     def choose(
@@ -356,6 +360,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=ALPHA)
     p.add_argument("--lam", type=float, default=LAMBDA)
     p.add_argument(
+        "--objective",
+        choices=("points", "win"),
+        default="points",
+        help="what self-play maximises in a new run: expected points (default) or the winning "
+        "chance (1-point games; pin-mother, where a mother win is worth only 2 points)",
+    )
+    p.add_argument(
         "--encoding",
         type=int,
         choices=sorted(ENCODINGS),
@@ -410,6 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hidden": args.hidden,
             "alpha": args.alpha,
             "lambda": args.lam,
+            "objective": args.objective,
             "encoding_version": args.encoding or ENCODING_VERSION,
         }
         width = Encoder(rules, config["encoding_version"]).width
@@ -431,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     rng.setstate(ck.rng_state)
     cfg = ck.config
-    player = NetPlayer(ck.net, encoder)
+    player = NetPlayer(ck.net, encoder, str(cfg.get("objective", "points")))
     learner = Learner(ck.net, float(cfg["alpha"]), float(cfg["lambda"]))
 
     stop = False

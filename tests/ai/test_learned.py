@@ -17,7 +17,15 @@ from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
 from ai.network import HEADS, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, rank_plays
-from ai.train import COMMITTED_DIR, Learner, load_checkpoint, main, result_targets, ship
+from ai.train import (
+    COMMITTED_DIR,
+    Learner,
+    NetPlayer,
+    load_checkpoint,
+    main,
+    result_targets,
+    ship,
+)
 from ai.types import STRONGEST, MatchContext
 from engine import Position, Variant, get_variant, legal_plays
 from engine.game import GameResult, GameState
@@ -420,3 +428,30 @@ def test_committed_checkpoints_resume(path: Path) -> None:
     rng.setstate(ck.rng_state)
     assert ck.net.inputs == Encoder(path.stem, int(ck.config["encoding_version"])).width
     assert all(entry["games"] <= ck.games for entry in ck.curve)
+
+
+def test_self_play_objective(tmp_path: Path) -> None:
+    """Points play and win play can disagree (pin scores pips): each picks by its own value."""
+    net = Network.create("pin", Encoder("pin").width, 4, seed=1)
+    heads = net.heads
+    # Two candidate results, from the opponent's side: the first leaves him a better winning
+    # chance but fewer expected points.
+    out = np.zeros((2, len(heads)), dtype=np.float32)
+    out[0, heads.index("win")], out[1, heads.index("win")] = 0.6, 0.4
+    out[0, heads.index("points_win")], out[1, heads.index("points_win")] = 0.05, 0.3
+    out[0, heads.index("points_loss")], out[1, heads.index("points_loss")] = 0.1, 0.05
+    assert NetPlayer(net, Encoder("pin"), "points").pick(out) == 0
+    assert NetPlayer(net, Encoder("pin"), "win").pick(out) == 1
+    args = [
+        "blocking",
+        "--hidden",
+        "4",
+        "--games",
+        "1",
+        "--eval-every",
+        "0",
+        "--dir",
+        str(tmp_path),
+    ]
+    assert main([*args, "--objective", "win"]) == 0
+    assert Network.load(tmp_path / "blocking.npz").meta["config"]["objective"] == "win"

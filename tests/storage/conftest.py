@@ -1,4 +1,5 @@
-"""Fixtures: a real SQLite file per test (in pytest's tmp_path)."""
+"""Fixtures: every storage test runs against a real SQLite file (in pytest's tmp_path) and a
+real PostgreSQL database (a fresh one per test in the session's throwaway cluster)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from storage import Database, Game
+from storage import Game, Storage, open_storage
 
 GUILD = 111
 CHANNEL = 222
+BACKENDS = ("sqlite", "postgresql")
 
 
 @pytest.fixture
@@ -18,9 +20,19 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "bot.db"
 
 
+@pytest.fixture(params=BACKENDS)
+async def target(request: pytest.FixtureRequest, db_path: Path) -> str:
+    """Where the test's database lives: a SQLite path or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(db_path)
+    cluster = request.getfixturevalue("pg_cluster")
+    url: str = await cluster.new_database()
+    return url
+
+
 @pytest.fixture
-async def db(db_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(db_path)
+async def db(target: str) -> AsyncIterator[Storage]:
+    database = await open_storage(target)
     try:
         yield database
     finally:
@@ -28,7 +40,7 @@ async def db(db_path: Path) -> AsyncIterator[Database]:
 
 
 async def new_game(
-    db: Database,
+    db: Storage,
     *,
     channel: int = CHANNEL,
     x: int = 1,

@@ -9,18 +9,18 @@ import pytest
 from storage import (
     ChannelBusyError,
     ConflictError,
-    Database,
     GameResult,
     GuildSettings,
     InvalidInputError,
     NewMove,
+    Storage,
 )
 from tests.storage.conftest import CHANNEL, GUILD, new_game
 
 HOUR = 3600.0
 
 
-async def test_guild_settings_defaults_and_partial_update(db: Database) -> None:
+async def test_guild_settings_defaults_and_partial_update(db: Storage) -> None:
     assert await db.get_guild_settings(GUILD) == GuildSettings(GUILD, 86400, 259200, 600)
     changed = await db.set_guild_settings(GUILD, claim_after_seconds=7200)
     assert changed == GuildSettings(GUILD, 86400, 7200, 600)
@@ -35,7 +35,7 @@ async def test_guild_settings_defaults_and_partial_update(db: Database) -> None:
     assert await db.get_guild_settings(GUILD) == changed
 
 
-async def test_challenge_keeps_its_rule_options(db: Database) -> None:
+async def test_challenge_keeps_its_rule_options(db: Storage) -> None:
     challenge = await db.create_challenge(
         GUILD, CHANNEL, 1, 2, "dutch", now=1.0, options=("previousWinner", "mustEnterAll")
     )
@@ -47,7 +47,7 @@ async def test_challenge_keeps_its_rule_options(db: Database) -> None:
         await db.create_challenge(GUILD, CHANNEL + 2, 1, 2, "dutch", now=1.0, options=("a,b",))
 
 
-async def test_challenge_lifecycle(db: Database) -> None:
+async def test_challenge_lifecycle(db: Storage) -> None:
     await db.set_guild_settings(GUILD, challenge_expiry_seconds=300)
     challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "dutch", now=100.0, match_length=3)
     assert (challenge.status, challenge.expires_at, challenge.match_length) == ("open", 400.0, 3)
@@ -69,7 +69,7 @@ async def test_challenge_lifecycle(db: Database) -> None:
     assert (await db.create_challenge(GUILD, CHANNEL, 3, None, "pin", now=102.0)).status == "open"
 
 
-async def test_challenge_rejects_bad_input(db: Database) -> None:
+async def test_challenge_rejects_bad_input(db: Storage) -> None:
     with pytest.raises(InvalidInputError):
         await db.create_challenge(GUILD, CHANNEL, 1, 1, "classic", now=1.0)
     with pytest.raises(InvalidInputError):
@@ -81,7 +81,7 @@ async def test_challenge_rejects_bad_input(db: Database) -> None:
         await db.set_challenge_status(challenge.id, "bogus")  # type: ignore[arg-type]
 
 
-async def test_accepting_creates_the_game_atomically(db: Database) -> None:
+async def test_accepting_creates_the_game_atomically(db: Storage) -> None:
     challenge = await db.create_challenge(GUILD, CHANNEL, 1, 2, "classic", now=100.0)
     game = await db.create_game(
         GUILD, CHANNEL, "classic", 1, 2, "{}", now=150.0, challenge_id=challenge.id
@@ -95,7 +95,7 @@ async def test_accepting_creates_the_game_atomically(db: Database) -> None:
         await db.create_challenge(GUILD, CHANNEL, 3, 4, "pin", now=160.0)
 
 
-async def test_accepting_twice_or_late_fails_without_a_game(db: Database) -> None:
+async def test_accepting_twice_or_late_fails_without_a_game(db: Storage) -> None:
     challenge = await db.create_challenge(
         GUILD, CHANNEL, 1, None, "classic", now=100.0, expires_at=200.0
     )
@@ -119,7 +119,7 @@ async def test_accepting_twice_or_late_fails_without_a_game(db: Database) -> Non
     assert (await db.get_challenge(late.id)).status == "open"  # type: ignore[union-attr]
 
 
-async def test_expire_challenges_with_injected_clock(db: Database) -> None:
+async def test_expire_challenges_with_injected_clock(db: Storage) -> None:
     a = await db.create_challenge(GUILD, 1, 1, 2, "classic", now=0.0, expires_at=100.0)
     b = await db.create_challenge(GUILD, 2, 3, 4, "classic", now=0.0, expires_at=200.0)
     c = await db.create_challenge(GUILD, 3, 5, 6, "classic", now=0.0, expires_at=100.0)
@@ -134,14 +134,14 @@ async def test_expire_challenges_with_injected_clock(db: Database) -> None:
     assert [x.id for x in await db.expire_challenges(1e9)] == [b.id]
 
 
-async def test_stale_open_challenge_does_not_block_the_channel(db: Database) -> None:
+async def test_stale_open_challenge_does_not_block_the_channel(db: Storage) -> None:
     old = await db.create_challenge(GUILD, CHANNEL, 1, 2, "classic", now=0.0, expires_at=10.0)
     fresh = await db.create_challenge(GUILD, CHANNEL, 3, 4, "classic", now=10.0)
     assert (await db.get_challenge(old.id)).status == "expired"  # type: ignore[union-attr]
     assert await db.get_open_challenge(CHANNEL) == fresh
 
 
-async def test_reminder_and_claim_sweeps(db: Database) -> None:
+async def test_reminder_and_claim_sweeps(db: Storage) -> None:
     other_guild = GUILD + 1
     await db.set_guild_settings(other_guild, reminder_after_seconds=60, claim_after_seconds=120)
     g1 = await new_game(db, channel=1, now=0.0)  # default guild settings: 24 h / 72 h

@@ -19,14 +19,16 @@ from storage import (
     GameResult,
     InvalidInputError,
     NewMove,
+    Storage,
     StorageError,
+    open_storage,
 )
 from tests.storage.conftest import CHANNEL, GUILD, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def test_create_and_get(db: Database) -> None:
+async def test_create_and_get(db: Storage) -> None:
     game = await db.create_game(
         GUILD, CHANNEL, "pin", 5, 6, '{"s": 1}', now=50.0, match_length=3, board_message_id=9
     )
@@ -43,7 +45,7 @@ async def test_create_and_get(db: Database) -> None:
     assert await db.list_active_games(GUILD + 1) == []
 
 
-async def test_one_active_game_per_channel(db: Database) -> None:
+async def test_one_active_game_per_channel(db: Storage) -> None:
     first = await new_game(db)
     with pytest.raises(ChannelBusyError):
         await new_game(db, x=3, o=4)
@@ -57,7 +59,7 @@ async def test_one_active_game_per_channel(db: Database) -> None:
     assert (await db.get_active_game(CHANNEL)) == again
 
 
-async def test_concurrent_creates_in_one_channel(db: Database) -> None:
+async def test_concurrent_creates_in_one_channel(db: Storage) -> None:
     results = await asyncio.gather(
         *(new_game(db, x=10 + i, o=20 + i) for i in range(5)), return_exceptions=True
     )
@@ -66,7 +68,7 @@ async def test_concurrent_creates_in_one_channel(db: Database) -> None:
     assert all(isinstance(r, ChannelBusyError) for r in results if r not in created)
 
 
-async def test_commit_action_appends_moves_and_bumps_version(db: Database) -> None:
+async def test_commit_action_appends_moves_and_bumps_version(db: Storage) -> None:
     game = await new_game(db)
     saved = await db.commit_action(
         game.id,
@@ -89,7 +91,7 @@ async def test_commit_action_appends_moves_and_bumps_version(db: Database) -> No
     assert await db.get_game(game.id) == saved
 
 
-async def test_stale_version_is_a_conflict_and_writes_nothing(db: Database) -> None:
+async def test_stale_version_is_a_conflict_and_writes_nothing(db: Storage) -> None:
     game = await new_game(db)
     await db.commit_action(game.id, 0, '{"a": 1}', [NewMove(1, "play", "a")], now=1001.0)
     with pytest.raises(ConflictError):
@@ -104,7 +106,7 @@ async def test_stale_version_is_a_conflict_and_writes_nothing(db: Database) -> N
     assert [m.text for m in await db.game_moves(game.id)] == ["a"]
 
 
-async def test_concurrent_commits_same_version_exactly_one_wins(db: Database) -> None:
+async def test_concurrent_commits_same_version_exactly_one_wins(db: Storage) -> None:
     game = await new_game(db)
     attempts = [
         db.commit_action(game.id, 0, json.dumps({"by": i}), [NewMove(i, "play", f"p{i}")], now=1.0)
@@ -122,9 +124,9 @@ async def test_concurrent_commits_same_version_exactly_one_wins(db: Database) ->
     assert json.loads(final.state_json)["by"] == moves[0].actor_id
 
 
-async def test_two_connections_same_version_exactly_one_wins(db: Database, db_path: Path) -> None:
+async def test_two_connections_same_version_exactly_one_wins(db: Storage, target: str) -> None:
     game = await new_game(db)
-    other = await Database.open(db_path)
+    other = await open_storage(target)
     try:
         results = await asyncio.gather(
             db.commit_action(game.id, 0, '{"by": 1}', [NewMove(1, "play", "one")], now=1.0),
@@ -225,7 +227,7 @@ async def test_committed_actions_survive_kill_9(db_path: Path) -> None:
         await db.close()
 
 
-async def test_abort_game(db: Database) -> None:
+async def test_abort_game(db: Storage) -> None:
     game = await new_game(db)
     with pytest.raises(ConflictError):
         await db.abort_game(game.id, now=1100.0, expected_version=5)
@@ -245,7 +247,7 @@ async def test_abort_game(db: Database) -> None:
     assert await db.leaderboard_count(GUILD) == 0
 
 
-async def test_board_message_and_reminded_do_not_bump_version(db: Database) -> None:
+async def test_board_message_and_reminded_do_not_bump_version(db: Storage) -> None:
     game = await new_game(db)
     assert await db.set_board_message(game.id, 777)
     assert await db.mark_reminded(game.id, now=5000.0)
@@ -279,7 +281,7 @@ async def test_board_message_and_reminded_do_not_bump_version(db: Database) -> N
         lambda db: db.leaderboard(GUILD, limit=10**9),
     ],
 )
-async def test_bad_input_is_rejected_cleanly(db: Database, call: object) -> None:
+async def test_bad_input_is_rejected_cleanly(db: Storage, call: object) -> None:
     assert callable(call)
     with pytest.raises(InvalidInputError) as caught:
         await call(db)

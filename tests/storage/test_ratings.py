@@ -10,12 +10,12 @@ from league import glicko2
 from storage import (
     OVERALL,
     ConflictError,
-    Database,
     GameResult,
     ImportedGame,
     InvalidInputError,
     NewMove,
     PlayerStats,
+    Storage,
 )
 from storage.models import FinishedGame, ResultKind
 from tests.storage.conftest import GUILD, new_game
@@ -24,7 +24,7 @@ _channels = iter(range(10_000, 1_000_000))
 
 
 async def play(
-    db: Database,
+    db: Storage,
     x: int,
     o: int,
     winner: int | None,
@@ -41,7 +41,7 @@ async def play(
     return await db.finish_game(game.id, 0, "{}", GameResult(winner, kind, points), now=now)
 
 
-async def test_finish_game_records_result_ratings_stats_and_history(db: Database) -> None:
+async def test_finish_game_records_result_ratings_stats_and_history(db: Storage) -> None:
     game = await new_game(db, x=1, o=2, variant="pin")
     game = await db.commit_action(game.id, 0, '{"n": 1}', [NewMove(1, "play", "a")], now=1001.0)
     done = await db.finish_game(
@@ -101,14 +101,14 @@ async def test_finish_game_records_result_ratings_stats_and_history(db: Database
     assert len(done.rating_changes) == 4
 
 
-async def test_finish_game_is_atomic(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_finish_game_is_atomic(db: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
     game = await new_game(db)
 
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
     # Fail after the game row and both rating rows were written, before the history.
-    monkeypatch.setattr(Database, "_insert_history", broken)
+    monkeypatch.setattr(type(db), "_insert_history", broken)
     with pytest.raises(RuntimeError):
         await db.finish_game(game.id, 0, "{}", GameResult(1, "gammon", 2), now=1100.0)
     monkeypatch.undo()
@@ -123,7 +123,7 @@ async def test_finish_game_is_atomic(db: Database, monkeypatch: pytest.MonkeyPat
     assert len(await db.rating_history(GUILD, 1)) == 1
 
 
-async def test_finish_game_conflicts_and_bad_results_write_nothing(db: Database) -> None:
+async def test_finish_game_conflicts_and_bad_results_write_nothing(db: Storage) -> None:
     game = await new_game(db, x=1, o=2)
     bad_results = [
         GameResult(3, "single", 1),  # not a player
@@ -149,7 +149,7 @@ async def test_finish_game_conflicts_and_bad_results_write_nothing(db: Database)
     assert stats is not None and stats.games == 1
 
 
-async def test_tie_is_rated_as_a_draw(db: Database) -> None:
+async def test_tie_is_rated_as_a_draw(db: Storage) -> None:
     await play(db, 1, 2, 1, now=1000.0)  # overall, 1 is now rated above 2
     done = await play(db, 1, 2, None, "tie", 0, variant="pin-mother", now=2000.0)
     assert (done.game.winner_id, done.game.points, done.game.score_x) == (None, 0, 0)
@@ -173,7 +173,7 @@ async def test_tie_is_rated_as_a_draw(db: Database) -> None:
 
 
 @pytest.mark.parametrize("kind", ["resign", "timeout", "pass", "mother", "gammon", "single"])
-async def test_decisive_kinds_are_wins(db: Database, kind: ResultKind) -> None:
+async def test_decisive_kinds_are_wins(db: Storage, kind: ResultKind) -> None:
     done = await play(db, 1, 2, 2, kind, 2, variant="pin-mother")
     change = done.change_for(2, "pin-mother")
     assert change is not None and change.delta > 0
@@ -187,7 +187,7 @@ async def test_decisive_kinds_are_wins(db: Database, kind: ResultKind) -> None:
     )
 
 
-async def test_streaks_and_match_scores(db: Database) -> None:
+async def test_streaks_and_match_scores(db: Storage) -> None:
     for i, winner in enumerate([1, 1, 1, 2, 1, 1]):
         await play(db, 1, 2, winner, now=1000.0 + i)
     s1 = await db.get_player_stats(GUILD, 1)
@@ -207,7 +207,7 @@ async def test_streaks_and_match_scores(db: Database) -> None:
     assert s4.gammons_won == 1
 
 
-async def test_rating_history_order_and_limit(db: Database) -> None:
+async def test_rating_history_order_and_limit(db: Storage) -> None:
     for i in range(5):
         await play(db, 1, 2, 1 if i % 2 else 2, variant="dutch", now=1000.0 + 10 * i)
     history = await db.rating_history(GUILD, 1, "dutch")
@@ -220,7 +220,7 @@ async def test_rating_history_order_and_limit(db: Database) -> None:
     assert await db.rating_history(GUILD + 1, 1, "dutch") == []
 
 
-async def test_leaderboard_order_ties_and_pagination(db: Database) -> None:
+async def test_leaderboard_order_ties_and_pagination(db: Storage) -> None:
     # Players whose ratings are exactly equal: a draw between two fresh players keeps both at
     # exactly 1500 (E = 0.5, so the update is 0). 40/30 draw twice, 20/10 once.
     await play(db, 40, 30, None, "draw", 0, now=1.0)
@@ -252,7 +252,7 @@ async def test_leaderboard_order_ties_and_pagination(db: Database) -> None:
     assert await db.leaderboard_count(GUILD + 1) == 0
 
 
-async def test_leaderboard_established_players_only(db: Database) -> None:
+async def test_leaderboard_established_players_only(db: Storage) -> None:
     # Playing many games brings a player's RD under 110 (lichess's provisional threshold);
     # player 1 plays every game, 2 and 3 half of them each.
     stats: PlayerStats | None = None
@@ -275,7 +275,7 @@ async def test_leaderboard_established_players_only(db: Database) -> None:
     assert count == len(established) < len(full)
 
 
-async def test_recent_games(db: Database) -> None:
+async def test_recent_games(db: Storage) -> None:
     await play(db, 1, 2, 1, now=100.0)
     await play(db, 3, 1, 1, now=300.0)
     await play(db, 3, 4, 4, now=200.0)
@@ -291,7 +291,7 @@ async def test_recent_games(db: Database) -> None:
     assert await db.recent_games(GUILD, 99) == []
 
 
-async def test_bulk_import_matches_finish_game(db: Database) -> None:
+async def test_bulk_import_matches_finish_game(db: Storage) -> None:
     results: list[tuple[int, int, GameResult, str]] = [
         (1, 2, GameResult(1, "gammon", 2), "classic"),
         (2, 3, GameResult(None, "tie", 0), "pin-mother"),

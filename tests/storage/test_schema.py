@@ -1,4 +1,5 @@
-"""Opening, migrations and schema-version checks, against real files."""
+"""Opening, migrations and schema-version checks of the SQLite backend, against real files
+(the PostgreSQL twins are in test_postgres.py)."""
 
 from __future__ import annotations
 
@@ -32,13 +33,17 @@ async def test_migrates_an_empty_file_to_the_latest_version(db_path: Path) -> No
     assert db_path.exists()
 
 
-async def test_connection_settings(db: Database, db_path: Path) -> None:
-    pragmas = await db.pragmas()
+async def test_connection_settings(db_path: Path) -> None:
+    db = await Database.open(db_path)
+    try:
+        pragmas = await db.pragmas()
+        assert db_path.with_name(db_path.name + "-wal").exists()
+    finally:
+        await db.close()
     assert pragmas["journal_mode"] == "wal"
     assert pragmas["synchronous"] == 2  # FULL
     assert pragmas["foreign_keys"] == 1
     assert int(pragmas["busy_timeout"]) > 0
-    assert db_path.with_name(db_path.name + "-wal").exists()
 
 
 async def test_reopen_keeps_data_and_does_not_remigrate(db_path: Path) -> None:

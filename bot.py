@@ -12,6 +12,7 @@ import os
 import random
 import re
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ from dotenv import load_dotenv
 import render
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
-from storage import Database
+from storage import Shards, Storage, StorageError, open_storage
+from storage.postgres import is_postgres_url
 
 log = logging.getLogger("backgammon")
 
@@ -42,6 +44,11 @@ LOG_FORMAT = "%(asctime)s %(levelname)-8s %(name)s: %(message)s"
 EXIT_CONFIG_ERROR = 2
 
 _API_PATH = re.compile(r"/api/v\d+$")
+#: Discord's identify rate limit: ``max_concurrency`` IDENTIFYs per this many seconds, one per
+#: bucket (shard id % max_concurrency).
+IDENTIFY_SPACING = 5.0
+#: More shards than any bot needs (Discord asks for one per 1,000-2,500 guilds).
+MAX_SHARDS = 65536
 
 
 class ConfigError(Exception):
@@ -58,6 +65,22 @@ class Config:
     log_level: str
     #: Seed for the dice (reproducible games in tests and benchmarks); None = OS randomness.
     dice_seed: int | None = None
+    #: ``postgresql://...``: use PostgreSQL instead of the SQLite file at ``database_path``.
+    database_url: str | None = None
+    #: Gateway sharding: this process runs ``shards.ids`` of ``shards.count``; None = one
+    #: unsharded process.
+    shards: Shards | None = None
+
+    @property
+    def database_target(self) -> str | Path:
+        return self.database_url if self.database_url is not None else self.database_path
+
+    @property
+    def database_label(self) -> str:
+        """Where the data lives, for logs (never the password)."""
+        if self.database_url is None:
+            return str(self.database_path)
+        return redact_url(self.database_url)
 
 
 def _optional(environ: Mapping[str, str], name: str) -> str | None:
@@ -87,6 +110,57 @@ def _check_database_path(path: Path) -> None:
         raise ConfigError(
             f"DATABASE_PATH {shown} cannot be used: directory {str(existing)!r} is not writable"
         )
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by ``***``."""
+    return re.sub(r"^([a-z]+://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+def _check_database_url(value: str) -> str:
+    shown = repr(redact_url(value))
+    expected = "expected postgresql://user:password@host:port/database"
+    if not is_postgres_url(value):
+        raise ConfigError(f"DATABASE_URL {shown} is invalid: {expected}")
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise ConfigError(f"DATABASE_URL {shown} has an invalid port: {expected}") from None
+    if not parts.hostname and "host=" not in parts.query:
+        raise ConfigError(f"DATABASE_URL {shown} names no host: {expected}")
+    return value
+
+
+def _check_shards(raw_count: str | None, raw_ids: str | None) -> Shards | None:
+    if raw_count is None:
+        if raw_ids is not None:
+            raise ConfigError(
+                f"SHARD_IDS {raw_ids!r} needs SHARD_COUNT (the total number of shards)"
+            )
+        return None
+    if not raw_count.isdigit() or not 1 <= int(raw_count) <= MAX_SHARDS:
+        raise ConfigError(
+            f"SHARD_COUNT {raw_count!r} is invalid: expected a whole number from 1 to {MAX_SHARDS}"
+        )
+    count = int(raw_count)
+    if raw_ids is None:
+        return Shards(count, tuple(range(count)))
+    items = [item.strip() for item in raw_ids.split(",")]
+    if not all(item.isdigit() for item in items):
+        raise ConfigError(
+            f"SHARD_IDS {raw_ids!r} is invalid: expected shard numbers separated by commas, "
+            "e.g. 0,1"
+        )
+    ids = tuple(int(item) for item in items)
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"SHARD_IDS {raw_ids!r} names a shard twice")
+    if not all(i < count for i in ids):
+        raise ConfigError(
+            f"SHARD_IDS {raw_ids!r} is invalid: with SHARD_COUNT={count} the shards are "
+            f"0 to {count - 1}"
+        )
+    return Shards(count, tuple(sorted(ids)))
 
 
 def _check_api_base(value: str) -> str:
@@ -127,8 +201,13 @@ def load_config(environ: Mapping[str, str]) -> Config:
     if not token:
         raise ConfigError("DISCORD_TOKEN is blank (put your bot token in .env)")
 
+    database_url = _optional(environ, "DATABASE_URL")
+    if database_url is not None:
+        database_url = _check_database_url(database_url)
     database_path = Path(_optional(environ, "DATABASE_PATH") or DEFAULT_DATABASE_PATH)
-    _check_database_path(database_path)
+    if database_url is None:
+        # With DATABASE_URL the SQLite file is not used, so its location does not matter.
+        _check_database_path(database_path)
 
     api_base = _optional(environ, "DISCORD_API_BASE")
     if api_base is not None:
@@ -161,6 +240,8 @@ def load_config(environ: Mapping[str, str]) -> Config:
             raise ConfigError(f"DICE_SEED {raw_seed!r} is invalid: expected a whole number")
         dice_seed = int(raw_seed)
 
+    shards = _check_shards(_optional(environ, "SHARD_COUNT"), _optional(environ, "SHARD_IDS"))
+
     return Config(
         token=token,
         database_path=database_path,
@@ -169,6 +250,8 @@ def load_config(environ: Mapping[str, str]) -> Config:
         guild_id=guild_id,
         log_level=log_level,
         dice_seed=dice_seed,
+        database_url=database_url,
+        shards=shards,
     )
 
 
@@ -225,33 +308,58 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
 
 
 class BackgammonBot(commands.Bot):
+    """The bot as one unsharded process (:class:`ShardedBackgammonBot` runs given shards)."""
+
+    db: Storage
+
     def __init__(self, config: Config) -> None:
         # The bot never joins voice channels, so the missing-voice-library warnings are noise.
         discord.VoiceClient.warn_nacl = False
         discord.VoiceClient.warn_dave = False
+        shard_options: dict[str, object] = {}
+        if config.shards is not None:
+            shard_options = {"shard_count": config.shards.count, "shard_ids": config.shards.ids}
         # Slash commands only: the default intents suffice (no privileged message content).
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=discord.Intents.default(),
             tree_cls=ErrorBoundaryTree,
             help_command=None,
+            **shard_options,  # type: ignore[arg-type]
         )
         self.config = config
+        self._max_concurrency: int | None = None
+
+    @property
+    def owned_shards(self) -> Shards | None:
+        """The shards this process runs (None: unsharded, everything is this process's)."""
+        return self.config.shards
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Commands are global to the application: one process (the one running shard 0)
+        syncs them, not every shard process at every start."""
+        shards = self.config.shards
+        return shards is None or 0 in shards.ids
 
     async def setup_hook(self) -> None:
         await self.open_resources()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
             log.info("loaded extension %s", extension)
-        await self.sync_commands()
+        if self.syncs_commands:
+            await self.sync_commands()
+        else:
+            log.info("not syncing commands: the process running shard 0 does")
 
     async def open_resources(self) -> None:
         """Open the database and the game table before the extensions that use them load."""
-        self.db = await Database.open(self.config.database_path)
+        # Migrations run here; on PostgreSQL, processes starting together apply them once.
+        self.db = await open_storage(self.config.database_target)
         seed = self.config.dice_seed
         rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self.table = GameTable(self.db, rng)
-        log.info("database %s ready", self.config.database_path)
+        log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
         # Build the board sprites and palettes now, not on the first player's move.
         await asyncio.get_running_loop().run_in_executor(None, render.warm_up)
 
@@ -260,6 +368,32 @@ class BackgammonBot(commands.Bot):
         db = getattr(self, "db", None)
         if db is not None:
             await db.close()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Respect Discord's identify rate limit across every process sharing the database:
+        each IDENTIFY reserves a slot in its bucket (shard id % max_concurrency, from
+        /gateway/bot), slots of one bucket ``IDENTIFY_SPACING`` seconds apart, and waits for
+        it. Unsharded, discord.py's own pacing is enough."""
+        if self.config.shards is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        bucket = (shard_id or 0) % await self.max_concurrency()
+        at = await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=IDENTIFY_SPACING)
+        delay = at - time.time()
+        if delay > 0:
+            log.info("shard %s waits %.1f s for its identify slot", shard_id, delay)
+            await asyncio.sleep(delay)
+
+    async def max_concurrency(self) -> int:
+        """``session_start_limit.max_concurrency`` of GET /gateway/bot (1 if unavailable)."""
+        if self._max_concurrency is None:
+            try:
+                _, _, limits = await self.http.get_bot_gateway()
+                self._max_concurrency = max(1, int(limits["max_concurrency"]))
+            except (discord.DiscordException, KeyError, TypeError, ValueError) as exc:
+                log.warning("could not read max_concurrency from /gateway/bot: %s", exc)
+                self._max_concurrency = 1
+        return self._max_concurrency
 
     async def sync_commands(self) -> None:
         guild = discord.Object(id=self.config.guild_id) if self.config.guild_id else None
@@ -287,9 +421,17 @@ def _fail(message: str) -> int:
     return EXIT_CONFIG_ERROR
 
 
+class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):
+    """The bot running the shards of ``config.shards`` in this process."""
+
+
+def bot_class(config: Config) -> type[BackgammonBot]:
+    return ShardedBackgammonBot if config.shards is not None else BackgammonBot
+
+
 async def _run(config: Config) -> None:
     apply_endpoints(config)
-    async with BackgammonBot(config) as bot:
+    async with bot_class(config)(config) as bot:
         await bot.start(config.token)
 
 
@@ -300,16 +442,20 @@ def main() -> int:
         config = load_config(os.environ)
     except ConfigError as exc:
         return _fail(str(exc))
-    try:
-        config.database_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return _fail(f"cannot create the directory for DATABASE_PATH: {exc}")
+    if config.database_url is None:
+        try:
+            config.database_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _fail(f"cannot create the directory for DATABASE_PATH: {exc}")
 
     logging.basicConfig(level=config.log_level, format=LOG_FORMAT)
     try:
         asyncio.run(_run(config))
     except discord.LoginFailure:
         return _fail("Discord rejected DISCORD_TOKEN (check the bot token in .env)")
+    except StorageError as exc:
+        print(f"error: database {config.database_label}: {exc}", file=sys.stderr)
+        return 1
     except (aiohttp.ClientError, OSError) as exc:
         print(f"error: cannot reach Discord: {exc}", file=sys.stderr)
         return 1

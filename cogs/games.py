@@ -482,7 +482,8 @@ class Games(commands.Cog):
     @tasks.loop(seconds=30)
     async def expire_challenges(self) -> None:
         try:
-            for challenge in await self.db.expire_challenges(self.table.clock()):
+            shards = getattr(self.bot, "owned_shards", None)
+            for challenge in await self.db.expire_challenges(self.table.clock(), shards=shards):
                 log.info("challenge %s expired", challenge.id)
         except Exception:
             log.exception("expiring challenges failed")

@@ -657,7 +657,9 @@ class League(commands.Cog):
         settings: dict[int, GuildSettings] = {}
         posted = 0
         seen: set[int] = set()
-        for game in await self.db.claimable_games(now):
+        # Sharded, each process sweeps only the guilds of its own shards.
+        shards = getattr(self.bot, "owned_shards", None)
+        for game in await self.db.claimable_games(now, shards=shards):
             seen.add(game.id)
             if game.guild_id not in settings:
                 settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
@@ -665,7 +667,7 @@ class League(commands.Cog):
             if game.reminded_at is not None and game.reminded_at >= claim_at:
                 continue  # already told in this idle period
             posted += await self._notify(game, now, settings[game.guild_id], claim=True)
-        for game in await self.db.games_needing_reminder(now):
+        for game in await self.db.games_needing_reminder(now, shards=shards):
             if game.id in seen:
                 continue
             if game.guild_id not in settings:
@@ -700,10 +702,12 @@ class League(commands.Cog):
                     f"{duration(settings.claim_after_seconds)} without a move, your opponent "
                     "may claim the game with /claim."
                 )
-            # Marked first: at most one notice per idle period even if the bot dies right
-            # after posting, and no retry every sweep when posting fails (channel gone, no
-            # access), which would only repeat the failure.
-            await self.db.mark_reminded(fresh.id, now=now)
+            # Claimed first, with a compare-and-set on the game as read: at most one notice per
+            # idle period even if the bot dies right after posting or another process sharing
+            # the database swept the same game, and no retry every sweep when posting fails
+            # (channel gone, no access), which would only repeat the failure.
+            if not await self.db.mark_reminded(fresh.id, now=now, expected=fresh):
+                return False
             return await self._post(fresh.channel_id, text)
 
     async def _post(self, channel_id: int, text: str) -> bool:

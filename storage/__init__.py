@@ -27,6 +27,7 @@ from storage.models import (
     PlayerStats,
     RatingChange,
     RatingPoint,
+    Shards,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "RatingChange",
     "RatingPoint",
     "SchemaTooNewError",
+    "Shards",
     "Storage",
     "StorageError",
     "open_storage",

@@ -57,6 +57,7 @@ from storage.models import (
     PlayerStats,
     RatingChange,
     RatingPoint,
+    Shards,
 )
 from storage.rating import StatsKey, new_stats, rate
 from storage.rows import (
@@ -380,16 +381,20 @@ class Storage(ABC):
             )
         return challenge_from_row(rows[0])
 
-    async def expire_challenges(self, now: float) -> list[Challenge]:
-        """Mark every open challenge with ``expires_at <= now`` expired; returns them."""
+    async def expire_challenges(
+        self, now: float, *, shards: Shards | None = None
+    ) -> list[Challenge]:
+        """Mark every open challenge with ``expires_at <= now`` expired (with ``shards``: only
+        in the guilds of those shards); returns them."""
         now = check_time("now", now)
+        where, params = _shard_filter(shards, "guild_id")
         async with self._write() as tx:
             # One UPDATE ... RETURNING: of several processes sweeping at once, each expired
             # challenge is returned to exactly one of them.
             rows = await tx.fetchall(
                 "UPDATE challenges SET status = 'expired' "
-                f"WHERE status = 'open' AND expires_at <= ? RETURNING {CHALLENGE_COLUMNS}",
-                (now,),
+                f"WHERE status = 'open' AND expires_at <= ?{where} RETURNING {CHALLENGE_COLUMNS}",
+                (now, *params),
             )
         return sorted((challenge_from_row(row) for row in rows), key=lambda c: c.id)
 
@@ -569,16 +574,32 @@ class Storage(ABC):
             )
             return changed == 1
 
-    async def mark_reminded(self, game_id: int, *, now: float) -> bool:
+    async def mark_reminded(
+        self, game_id: int, *, now: float, expected: Game | None = None
+    ) -> bool:
         """Record that the idle player was reminded (until the next action); False if the game
-        is not active."""
+        is not active.
+
+        With ``expected`` (the game as the caller read it) this is a compare-and-set that claims
+        the notice: it succeeds only if neither the game (version) nor its ``reminded_at``
+        changed since, so of several processes about to post the same reminder exactly one
+        gets True and posts it."""
         check_id("game_id", game_id)
         now = check_time("now", now)
+        sql = "UPDATE games SET reminded_at = ? WHERE id = ? AND status = 'active'"
+        params: tuple[Any, ...] = (now, game_id)
+        if expected is not None:
+            if not isinstance(expected, Game) or expected.id != game_id:
+                raise InvalidInputError("expected must be the Game being marked")
+            sql += " AND version = ?"
+            params += (expected.version,)
+            if expected.reminded_at is None:
+                sql += " AND reminded_at IS NULL"
+            else:
+                sql += " AND reminded_at = ?"
+                params += (expected.reminded_at,)
         async with self._write() as tx:
-            changed = await tx.execute(
-                "UPDATE games SET reminded_at = ? WHERE id = ? AND status = 'active'",
-                (now, game_id),
-            )
+            changed = await tx.execute(sql, params)
             return changed == 1
 
     async def finish_game(
@@ -796,33 +817,60 @@ class Storage(ABC):
             )
         return [game_from_row(row) for row in rows]
 
-    async def games_needing_reminder(self, now: float) -> list[Game]:
+    async def games_needing_reminder(
+        self, now: float, *, shards: Shards | None = None
+    ) -> list[Game]:
         """Active games idle for at least their guild's ``reminder_after_seconds`` whose idle
-        player has not been reminded since the last action."""
+        player has not been reminded since the last action (with ``shards``: only in the
+        guilds of those shards)."""
         now = check_time("now", now)
+        where, params = _shard_filter(shards, "g.guild_id")
         rows = await self._fetchall(
             f"SELECT {prefixed(GAME_COLUMNS, 'g')} FROM games AS g "
             "LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id "
             "WHERE g.status = 'active' AND g.reminded_at IS NULL "
-            "AND g.last_action_at + COALESCE(s.reminder_after_seconds, ?) <= ? "
+            f"AND g.last_action_at + COALESCE(s.reminder_after_seconds, ?) <= ?{where} "
             "ORDER BY g.last_action_at, g.id",
-            (GuildSettings(0).reminder_after_seconds, now),
+            (GuildSettings(0).reminder_after_seconds, now, *params),
         )
         return [game_from_row(row) for row in rows]
 
-    async def claimable_games(self, now: float) -> list[Game]:
+    async def claimable_games(self, now: float, *, shards: Shards | None = None) -> list[Game]:
         """Active games idle for at least their guild's ``claim_after_seconds`` (the waiting
-        player may claim the win; storage does not know whose turn it is)."""
+        player may claim the win; storage does not know whose turn it is); with ``shards``,
+        only in the guilds of those shards."""
         now = check_time("now", now)
+        where, params = _shard_filter(shards, "g.guild_id")
         rows = await self._fetchall(
             f"SELECT {prefixed(GAME_COLUMNS, 'g')} FROM games AS g "
             "LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id "
             "WHERE g.status = 'active' "
-            "AND g.last_action_at + COALESCE(s.claim_after_seconds, ?) <= ? "
+            f"AND g.last_action_at + COALESCE(s.claim_after_seconds, ?) <= ?{where} "
             "ORDER BY g.last_action_at, g.id",
-            (GuildSettings(0).claim_after_seconds, now),
+            (GuildSettings(0).claim_after_seconds, now, *params),
         )
         return [game_from_row(row) for row in rows]
+
+    # ------------------------------------------------------------------ gateway identify
+
+    async def reserve_identify_slot(self, bucket: int, *, now: float, spacing: float) -> float:
+        """Reserve the next moment at which a shard of rate-limit ``bucket`` (shard id modulo
+        Discord's ``max_concurrency``) may IDENTIFY: ``now`` if the bucket's last reservation
+        is at least ``spacing`` seconds old, else that reservation + ``spacing``. One atomic
+        statement, so processes starting together (sharing the database) get distinct slots
+        ``spacing`` apart; the caller sleeps until the returned time."""
+        check_count("bucket", bucket, 0, 1_000_000)
+        now = check_time("now", now)
+        spacing = check_time("spacing", spacing)
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                "INSERT INTO identify_slots (bucket, at) VALUES (?, ?) "
+                "ON CONFLICT (bucket) DO UPDATE SET at = CASE "
+                "WHEN identify_slots.at + ? > excluded.at THEN identify_slots.at + ? "
+                "ELSE excluded.at END RETURNING at",
+                (bucket, now, spacing, spacing),
+            )
+        return float(rows[0][0])
 
     # ------------------------------------------------------------------ ratings & stats
 
@@ -1036,6 +1084,16 @@ class Storage(ABC):
             await tx.executemany(_STATS_UPSERT, [stats_params(s) for s in cache.values()])
             await self._import_done(tx)
         return count
+
+
+def _shard_filter(shards: Shards | None, column: str) -> tuple[str, tuple[int, ...]]:
+    """`` AND <column's shard> IN (...)`` for ``shards`` (nothing for None)."""
+    if shards is None:
+        return "", ()
+    if not isinstance(shards, Shards):
+        raise InvalidInputError(f"shards must be a Shards, got {shards!r}")
+    marks = ", ".join("?" * len(shards.ids))
+    return f" AND ({column} >> 22) % ? IN ({marks})", (shards.count, *shards.ids)
 
 
 async def _flush_import(

@@ -262,3 +262,26 @@ class ImportedGame:
     finished_at: float
     match_length: int = 1
     state_json: str = "{}"
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """The gateway shards one bot process runs: ``ids`` out of ``count``. Discord puts a guild
+    on shard ``(guild_id >> 22) % count``; the timed sweeps of a process only touch the guilds
+    of its own shards, so that processes sharing a database never both act on one game."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or not self.ids or len(set(self.ids)) != len(self.ids):
+            raise ValueError(f"invalid shards {self.ids} of {self.count}")
+        if not all(0 <= i < self.count for i in self.ids):
+            raise ValueError(f"shard ids {self.ids} must be in 0..{self.count - 1}")
+
+    @staticmethod
+    def shard_of(guild_id: int, count: int) -> int:
+        return (guild_id >> 22) % count
+
+    def owns(self, guild_id: int) -> bool:
+        return self.shard_of(guild_id, self.count) in self.ids

@@ -18,7 +18,7 @@ two writers run side by side:
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -110,7 +110,7 @@ class PostgresDatabase(Storage):
         try:
             pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, timeout=30)
         except (*_DRIVER_ERRORS, ValueError) as exc:
-            raise StorageError(f"cannot connect to PostgreSQL: {_redacted(str(exc), url)}") from exc
+            raise StorageError(f"cannot connect to PostgreSQL: {redact(str(exc), url)}") from exc
         try:
             async with pool.acquire() as conn:
                 version = await migrate(conn, migrations)
@@ -170,13 +170,14 @@ class PostgresDatabase(Storage):
         return int(rows[0][0]) + 1
 
     async def _import_done(self, tx: Tx) -> None:
-        await sync_sequences(tx)
+        await sync_sequences(tx.fetchall)
 
 
-async def sync_sequences(tx: Tx) -> None:
-    """Move each identity sequence past the largest id (after rows were copied with their ids)."""
+async def sync_sequences(fetch: Callable[[str], Awaitable[object]]) -> None:
+    """Move each identity sequence past the largest id (after rows were copied with their ids);
+    ``fetch`` runs one statement (a Tx's ``fetchall`` or a connection's ``fetch``)."""
     for table in ("games", "challenges", "rating_history"):
-        await tx.fetchall(
+        await fetch(
             f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
             f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"
         )
@@ -224,7 +225,7 @@ async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration]) -> 
         await conn.execute("SELECT pg_advisory_unlock($1, $2)", *_MIGRATION_LOCK)
 
 
-def _redacted(message: str, url: str) -> str:
+def redact(message: str, url: str) -> str:
     """The message without the URL's password (driver errors may quote the DSN)."""
     match = re.match(r"^[a-z]+://[^:/@]*:([^@]*)@", url)
     return message.replace(match.group(1), "***") if match and match.group(1) else message

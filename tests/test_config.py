@@ -20,6 +20,7 @@ from discord import app_commands
 
 import bot
 from bot import Config, ConfigError, load_config
+from storage import Shards
 
 BOT_SCRIPT = Path(bot.__file__).resolve()
 # A safety net so a hung bot cannot hang the test run; it is not a speed requirement.
@@ -241,6 +242,72 @@ def test_log_level_is_case_insensitive(tmp_path: Path, raw: str) -> None:
     assert load_config(make_env(tmp_path, LOG_LEVEL=raw)).log_level == raw.strip().upper()
 
 
+# --- DATABASE_URL, SHARD_COUNT, SHARD_IDS ----------------------------------------------------
+
+
+def test_database_url_selects_postgresql_and_skips_the_path_check(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    url = "postgresql://bot:pw@db.example:5432/backgammon"
+    # DATABASE_PATH would be rejected (below a file) but is not used with DATABASE_URL.
+    config = load_config(make_env(tmp_path, DATABASE_URL=url, DATABASE_PATH=str(blocker / "d")))
+    assert config.database_url == url
+    assert config.database_target == url
+    assert config.database_label == "postgresql://bot:***@db.example:5432/backgammon"
+    assert load_config(make_env(tmp_path)).database_target == tmp_path / "bg.sqlite3"
+    socket = "postgresql:///backgammon?host=/run/postgresql"
+    assert load_config(make_env(tmp_path, DATABASE_URL=socket)).database_url == socket
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "sqlite:///x.db",
+        "mysql://u:secretpw@h/db",
+        "postgresql://u:secretpw@h:port/db",
+        "postgresql://u:secretpw@/db",
+        "data/bot.sqlite3",
+    ],
+)
+def test_bad_database_url_is_rejected_without_its_password(tmp_path: Path, raw: str) -> None:
+    with pytest.raises(ConfigError, match="DATABASE_URL") as info:
+        load_config(make_env(tmp_path, DATABASE_URL=raw))
+    assert "secretpw" not in str(info.value)
+    assert "postgresql://user:password@host:port/database" in str(info.value)
+
+
+def test_shards(tmp_path: Path) -> None:
+    assert load_config(make_env(tmp_path)).shards is None
+    assert load_config(make_env(tmp_path, SHARD_COUNT="4")).shards == Shards(4, (0, 1, 2, 3))
+    both = load_config(make_env(tmp_path, SHARD_COUNT="4", SHARD_IDS=" 3, 1 "))
+    assert both.shards == Shards(4, (1, 3))
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "message"),
+    [
+        ("0", None, "SHARD_COUNT '0' is invalid"),
+        ("two", None, "SHARD_COUNT 'two' is invalid"),
+        ("-1", None, "SHARD_COUNT '-1' is invalid"),
+        (None, "0", "SHARD_IDS '0' needs SHARD_COUNT"),
+        ("2", "2", "shards are 0 to 1"),
+        ("2", "0,0", "names a shard twice"),
+        ("2", "0;1", "separated by commas"),
+        ("2", "0,", "separated by commas"),
+    ],
+)
+def test_bad_shard_settings_are_rejected(
+    tmp_path: Path, count: str | None, ids: str | None, message: str
+) -> None:
+    env = make_env(tmp_path)
+    if count is not None:
+        env["SHARD_COUNT"] = count
+    if ids is not None:
+        env["SHARD_IDS"] = ids
+    with pytest.raises(ConfigError, match=message):
+        load_config(env)
+
+
 # --- running bot.py ---------------------------------------------------------------------------
 
 
@@ -276,6 +343,22 @@ def test_dotenv_in_working_directory_is_read(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nLOG_LEVEL=bogus\n")
     line = assert_one_error_line(run_bot(tmp_path, env={}), 2)
     assert "LOG_LEVEL 'bogus'" in line
+
+
+@pytest.mark.parametrize(
+    ("env", "needle"),
+    [
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "5"}, "SHARD_IDS '5'"),
+        ({"SHARD_IDS": "1"}, "needs SHARD_COUNT"),
+        ({"DATABASE_URL": "postgresql://u:hunter2@:x/db"}, "DATABASE_URL"),
+    ],
+)
+def test_bad_scale_settings_print_one_line_and_exit_2(
+    tmp_path: Path, env: dict[str, str], needle: str
+) -> None:
+    line = assert_one_error_line(run_bot(tmp_path, env={"DISCORD_TOKEN": "abc", **env}), 2)
+    assert needle in line
+    assert "hunter2" not in line
 
 
 def test_real_environment_wins_over_dotenv(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ from storage import (
     GuildSettings,
     InvalidInputError,
     NewMove,
+    Shards,
     Storage,
+    open_storage,
 )
 from tests.storage.conftest import CHANNEL, GUILD, new_game
 
@@ -175,3 +177,76 @@ async def test_reminder_and_claim_sweeps(db: Storage) -> None:
     assert g3.id not in [g.id for g in await db.claimable_games(now=1e12)]
     assert g3.id not in [g.id for g in await db.games_needing_reminder(now=1e12)]
     assert not await db.mark_reminded(g3.id, now=1e12)
+
+
+# Snowflake-like guild ids on shards 0 and 1 of 2: the shard is (guild_id >> 22) % count.
+SHARD0_GUILD = (1000 << 23) + 0 * (1 << 22) + 5
+SHARD1_GUILD = (1000 << 23) + 1 * (1 << 22) + 5
+
+
+def test_guild_shards() -> None:
+    assert Shards.shard_of(SHARD0_GUILD, 2) == 0 and Shards.shard_of(SHARD1_GUILD, 2) == 1
+    assert Shards(2, (1,)).owns(SHARD1_GUILD) and not Shards(2, (1,)).owns(SHARD0_GUILD)
+    assert Shards(1, (0,)).owns(SHARD1_GUILD)
+    for count, ids in ((2, (2,)), (2, ()), (0, (0,)), (3, (1, 1))):
+        with pytest.raises(ValueError):
+            Shards(count, ids)
+
+
+async def test_sweeps_only_touch_their_shards_guilds(db: Storage) -> None:
+    zero, one = Shards(2, (0,)), Shards(2, (1,))
+    g0 = await new_game(db, channel=1, now=0.0, guild=SHARD0_GUILD)
+    g1 = await new_game(db, channel=2, now=0.0, guild=SHARD1_GUILD)
+    late = 100 * HOUR
+    assert [g.id for g in await db.games_needing_reminder(late, shards=zero)] == [g0.id]
+    assert [g.id for g in await db.games_needing_reminder(late, shards=one)] == [g1.id]
+    assert [g.id for g in await db.claimable_games(late, shards=one)] == [g1.id]
+    both = Shards(2, (0, 1))
+    assert [g.id for g in await db.claimable_games(late, shards=both)] == [g0.id, g1.id]
+
+    c0 = await db.create_challenge(SHARD0_GUILD, 3, 1, None, "classic", now=0.0, expires_at=5.0)
+    c1 = await db.create_challenge(SHARD1_GUILD, 4, 1, None, "classic", now=0.0, expires_at=5.0)
+    assert [c.id for c in await db.expire_challenges(10.0, shards=one)] == [c1.id]
+    assert (await db.get_challenge(c0.id)).status == "open"  # type: ignore[union-attr]
+    assert [c.id for c in await db.expire_challenges(10.0, shards=zero)] == [c0.id]
+
+
+async def test_reminder_claim_is_compare_and_set_across_connections(
+    db: Storage, target: str
+) -> None:
+    """Two processes found the same idle game: exactly one may claim (and post) the notice."""
+    game = await new_game(db, now=0.0)
+    other = await open_storage(target)
+    try:
+        for round_ in range(3):
+            seen = await db.get_game(game.id)
+            assert seen is not None
+            now = (round_ + 1) * 30 * HOUR
+            results = await asyncio.gather(
+                db.mark_reminded(game.id, now=now, expected=seen),
+                other.mark_reminded(game.id, now=now + 1, expected=seen),
+            )
+            assert sorted(results) == [False, True]
+        # A move in between makes a stale claim fail too.
+        seen = await db.get_game(game.id)
+        assert seen is not None
+        await db.commit_action(game.id, seen.version, "{}", [], now=200 * HOUR)
+        assert not await other.mark_reminded(game.id, now=300 * HOUR, expected=seen)
+    finally:
+        await other.close()
+
+
+async def test_identify_slots_are_spaced_per_bucket(db: Storage, target: str) -> None:
+    assert await db.reserve_identify_slot(0, now=100.0, spacing=5.0) == 100.0
+    assert await db.reserve_identify_slot(0, now=101.0, spacing=5.0) == 105.0
+    assert await db.reserve_identify_slot(1, now=101.0, spacing=5.0) == 101.0  # other bucket
+    assert await db.reserve_identify_slot(0, now=200.0, spacing=5.0) == 200.0  # long after
+    others = [await open_storage(target) for _ in range(3)]
+    try:
+        slots = await asyncio.gather(
+            *(o.reserve_identify_slot(2, now=300.0, spacing=5.0) for o in others for _ in range(2))
+        )
+    finally:
+        for o in others:
+            await o.close()
+    assert sorted(slots) == [300.0, 305.0, 310.0, 315.0, 320.0, 325.0]

@@ -56,10 +56,16 @@ class GatewaySession:
         self.intents = 0
         self.ready = False
         self.closed = False
+        #: (shard_id, shard_count) from IDENTIFY; None for an unsharded session.
+        self.shard: tuple[int, int] | None = None
         self.connected_at = time.perf_counter()
         self._compressor = zlib.compressobj() if zlib_stream else None
         self._queue: asyncio.Queue[_Outgoing | None] = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name=f"fake-gateway-{number}")
+
+    def covers(self, guild_id: int) -> bool:
+        """Whether this session receives the guild's events (Discord's shard formula)."""
+        return self.shard is None or (guild_id >> 22) % self.shard[1] == self.shard[0]
 
     def send_op(self, op: int, data: Any) -> asyncio.Future[float]:
         return self._enqueue({"op": op, "d": data, "s": None, "t": None})

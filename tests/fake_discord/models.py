@@ -62,6 +62,10 @@ class SnowflakeFactory:
         self._last = max(candidate, self._last + 1)
         return self._last
 
+    def advance_to(self, snowflake: int) -> None:
+        """Continue after ``snowflake`` (an id made by hand, e.g. for a chosen shard)."""
+        self._last = max(self._last, snowflake)
+
     @property
     def last(self) -> int:
         return self._last

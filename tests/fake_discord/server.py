@@ -6,6 +6,12 @@ Serves on 127.0.0.1 with an ephemeral port. The bot can run in the same event lo
 (``fake.env()`` gives DISCORD_API_BASE / DISCORD_GATEWAY_URL / DISCORD_CDN_BASE / DISCORD_TOKEN).
 Any number of gateway connections may come and go; interactions go to the most recent session
 that received READY, so a killed bot can be replaced by a fresh one at any time.
+
+Sharding: ``add_guild`` creates more guilds (optionally on a chosen shard); a session that
+IDENTIFYs with ``shard: [id, count]`` receives only the guilds of that shard (``(guild_id >> 22)
+% count``), and events and interactions of a guild go to the most recent ready session covering
+it. ``GET /gateway/bot`` serves ``recommended_shards`` and ``max_concurrency``; ``identify_log``
+records when each shard identified.
 """
 
 from __future__ import annotations
@@ -238,20 +244,19 @@ class FakeDiscord:
         # Discord gives new applications the same id as their bot user.
         self.application_id = self.bot_user.id
         owner = FakeUser(id=self.snowflakes.next(), username="owner")
-        guild_id = self.snowflakes.next()
-        self.guild = FakeGuild(id=guild_id, name=guild_name, owner_id=owner.id)
-        self.guild.roles[guild_id] = FakeRole(guild_id, "@everyone", EVERYONE_PERMISSIONS)
-        bot_role = FakeRole(self.snowflakes.next(), bot_name, BOT_PERMISSIONS, 1, managed=True)
-        self.guild.roles[bot_role.id] = bot_role
-        self.bot_user.role_ids.append(bot_role.id)
         self.owner = owner
-        self.guild.members[owner.id] = owner
-        self.guild.members[self.bot_user.id] = self.bot_user
+        self.guilds: dict[int, FakeGuild] = {}
+        self.guild = self._make_guild(self.snowflakes.next(), guild_name)
         self.channels: list[FakeChannel] = [
             self._new_channel(name, GUILD_TEXT, None) for name in channel_names
         ]
         if not self.channels:
             raise ValueError("the fake guild needs at least one channel")
+        #: What GET /gateway/bot answers.
+        self.recommended_shards = 1
+        self.max_concurrency = 1
+        #: (time.monotonic(), shard or None) of every IDENTIFY, in order.
+        self.identify_log: list[tuple[float, tuple[int, int] | None]] = []
 
         self._messages: dict[int, FakeMessage] = {}
         self._channel_messages: dict[int, list[FakeMessage]] = {}
@@ -345,32 +350,83 @@ class FakeDiscord:
         """The first text channel."""
         return self.channels[0]
 
-    def _new_channel(self, name: str, type_: int, parent: FakeChannel | None) -> FakeChannel:
+    def _make_guild(self, guild_id: int, name: str) -> FakeGuild:
+        guild = FakeGuild(id=guild_id, name=name, owner_id=self.owner.id)
+        guild.roles[guild_id] = FakeRole(guild_id, "@everyone", EVERYONE_PERMISSIONS)
+        bot_role = FakeRole(
+            self.snowflakes.next(), self.bot_user.username, BOT_PERMISSIONS, 1, managed=True
+        )
+        guild.roles[bot_role.id] = bot_role
+        self.bot_user.role_ids.append(bot_role.id)
+        guild.members[self.owner.id] = self.owner
+        guild.members[self.bot_user.id] = self.bot_user
+        self.guilds[guild_id] = guild
+        return guild
+
+    def add_guild(
+        self,
+        name: str,
+        *,
+        shard: tuple[int, int] | None = None,
+        channel_names: Iterable[str] = ("general",),
+    ) -> FakeGuild:
+        """Another guild the bot is in, with its channels; ``shard=(id, count)`` picks an id
+        that Discord would put on that shard. Sessions that are already READY do not hear of
+        it (join the bot to guilds before starting it)."""
+        guild_id = self.snowflakes.next()
+        if shard is not None:
+            wanted, count = shard
+            stamp = (guild_id >> 22) + 1
+            while stamp % count != wanted:
+                stamp += 1
+            guild_id = stamp << 22
+            self.snowflakes.advance_to(guild_id)
+        guild = self._make_guild(guild_id, name)
+        for channel_name in channel_names:
+            self._new_channel(channel_name, GUILD_TEXT, None, guild=guild)
+        return guild
+
+    def _new_channel(
+        self,
+        name: str,
+        type_: int,
+        parent: FakeChannel | None,
+        *,
+        guild: FakeGuild | None = None,
+    ) -> FakeChannel:
+        guild = guild or (self.guilds[parent.guild_id] if parent is not None else self.guild)
         channel = FakeChannel(
             id=self.snowflakes.next(),
             name=name,
-            guild_id=self.guild.id,
+            guild_id=guild.id,
             type=type_,
-            position=len(self.guild.channels),
+            position=len(guild.channels),
             parent_id=parent.id if parent is not None else None,
             owner_id=self.bot_user.id if parent is not None else None,
         )
-        self.guild.channels[channel.id] = channel
+        guild.channels[channel.id] = channel
         return channel
 
     def add_user(
-        self, name: str, *, global_name: str | None = None, roles: Iterable[FakeRole] = ()
+        self,
+        name: str,
+        *,
+        global_name: str | None = None,
+        roles: Iterable[FakeRole] = (),
+        guilds: Iterable[FakeGuild] = (),
     ) -> FakeUser:
-        """A new guild member (announced with GUILD_MEMBER_ADD when the bot asked for members)."""
+        """A new member of ``guilds`` (default: the first guild), announced with
+        GUILD_MEMBER_ADD when the bot asked for members."""
         user = FakeUser(
             id=self.snowflakes.next(),
             username=name,
             global_name=global_name,
             role_ids=[role.id for role in roles],
         )
-        self.guild.members[user.id] = user
-        data = {**user.member_payload(), "guild_id": str(self.guild.id)}
-        self._dispatch_if("GUILD_MEMBER_ADD", data, INTENT_GUILD_MEMBERS)
+        for guild in list(guilds) or [self.guild]:
+            guild.members[user.id] = user
+            data = {**user.member_payload(), "guild_id": str(guild.id)}
+            self._dispatch_if("GUILD_MEMBER_ADD", data, INTENT_GUILD_MEMBERS, guild_id=guild.id)
         return user
 
     def add_role(self, name: str, permissions: int = 0) -> FakeRole:
@@ -394,7 +450,14 @@ class FakeDiscord:
         return thread
 
     def channel(self, channel_id: int) -> FakeChannel | None:
-        return self.guild.channels.get(channel_id)
+        for guild in self.guilds.values():
+            channel = guild.channels.get(channel_id)
+            if channel is not None:
+                return channel
+        return None
+
+    def guild_of(self, channel: FakeChannel) -> FakeGuild:
+        return self.guilds[channel.guild_id]
 
     # ------------------------------------------------------------------ inspection
 
@@ -464,6 +527,33 @@ class FakeDiscord:
 
         await self._state_signal.wait_for(check, timeout, what)
 
+    def session_marker(self) -> int:
+        """The number of gateway connections so far (``after=`` for :meth:`wait_shard_ready`)."""
+        return self._session_numbers
+
+    async def wait_shard_ready(
+        self, shard: tuple[int, int], timeout: float = 10.0, *, after: int = 0
+    ) -> GatewaySession:
+        """Wait until a session that identified as ``shard`` (id, count) and connected after
+        ``after`` (a :meth:`session_marker`) received READY and its guilds."""
+
+        def check() -> GatewaySession | None:
+            for session in self._sessions:
+                if (
+                    session.number > after
+                    and session.shard == shard
+                    and session.ready
+                    and not session.closed
+                ):
+                    return session
+            return None
+
+        def what() -> str:
+            live = sorted((s.number, s.shard, s.ready) for s in self._sessions)
+            return f"shard {shard} READY after session {after} (sessions: {live})"
+
+        return await self._state_signal.wait_for(check, timeout, what)
+
     async def wait_for_channel_message(
         self,
         channel: FakeChannel,
@@ -493,15 +583,37 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ gateway control
 
-    def _dispatch_if(self, event: str, data: JSON, intent: int) -> None:
-        session = self._active
-        if session is not None and session.ready and session.intents & intent:
+    def _session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The most recent ready session that receives ``guild_id``'s events (any ready session
+        for None)."""
+        best: GatewaySession | None = None
+        for session in self._sessions:
+            if not session.ready or session.closed:
+                continue
+            if guild_id is not None and not session.covers(guild_id):
+                continue
+            if best is None or session.number > best.number:
+                best = session
+        return best
+
+    def _dispatch_if(
+        self, event: str, data: JSON, intent: int, *, guild_id: int | None = None
+    ) -> None:
+        if guild_id is None and isinstance(data.get("guild_id"), str):
+            guild_id = int(data["guild_id"])
+        if guild_id is None:
+            guild_id = self.guild.id
+        session = self._session_for(guild_id)
+        if session is not None and session.intents & intent:
             session.dispatch(event, data)
 
-    def _require_session(self) -> GatewaySession:
-        session = self._active
+    def _require_session(self, guild_id: int | None = None) -> GatewaySession:
+        session = self._session_for(guild_id) if guild_id is not None else self._active
         if session is None or not session.ready or session.closed:
-            raise BotNotConnectedError("no bot session has received READY on the fake gateway")
+            raise BotNotConnectedError(
+                "no bot session has received READY on the fake gateway"
+                + (f" for guild {guild_id}" if guild_id is not None else "")
+            )
         return session
 
     async def force_reconnect(self) -> None:
@@ -545,25 +657,26 @@ class FakeDiscord:
     def _interaction_payload(
         self, itype: int, user: FakeUser, channel: FakeChannel, data: JSON, token: str, iid: int
     ) -> JSON:
-        perms = self.guild.permissions_for(user)
+        guild = self.guild_of(channel)
+        perms = guild.permissions_for(user)
         return {
             "id": str(iid),
             "application_id": str(self.application_id),
             "type": itype,
             "data": data,
-            "guild_id": str(self.guild.id),
-            "guild": {"id": str(self.guild.id), "locale": "en-US", "features": []},
+            "guild_id": str(guild.id),
+            "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
             "channel_id": str(channel.id),
             "channel": channel.payload(permissions=perms),
             "member": user.member_payload(permissions=perms),
             "token": token,
             "version": 1,
-            "app_permissions": str(self.guild.permissions_for(self.bot_user)),
+            "app_permissions": str(guild.permissions_for(self.bot_user)),
             "locale": "en-US",
             "guild_locale": "en-US",
             "entitlements": [],
             "entitlement_sku_ids": [],
-            "authorizing_integration_owners": {"0": str(self.guild.id)},
+            "authorizing_integration_owners": {"0": str(guild.id)},
             "context": 0,
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
         }
@@ -578,7 +691,7 @@ class FakeDiscord:
         message: FakeMessage | None = None,
         name: str | None = None,
     ) -> InteractionHandle:
-        session = self._require_session()
+        session = self._require_session(channel.guild_id)
         iid = self.snowflakes.next()
         token = f"fake-interaction-{secrets.token_urlsafe(24)}"
         payload = self._interaction_payload(itype, user, channel, data, token, iid)
@@ -611,7 +724,7 @@ class FakeDiscord:
         values: Mapping[str, object],
         focused: str | None,
     ) -> tuple[JSON, str]:
-        self._require_session()  # report "no bot" before "unknown command"
+        self._require_session(channel.guild_id)  # report "no bot" before "unknown command"
         path = command.strip().lstrip("/").split()
         if not path:
             raise ValueError("empty command name")
@@ -620,7 +733,8 @@ class FakeDiscord:
             synced = sorted({n for scope in self._commands.values() for (_, n) in scope})
             raise UnknownCommandError(f"/{path[0]} was not synced (synced: {synced})")
         _, leaf_schema = nest_subcommands(path, [], cmd)
-        leaf, resolved = build_options(values, leaf_schema, self.guild, focused=focused)
+        guild = self.guild_of(channel)
+        leaf, resolved = build_options(values, leaf_schema, guild, focused=focused)
         options, _ = nest_subcommands(path, leaf, cmd)
         data: JSON = {
             "id": cmd["id"] if cmd else str(self.snowflakes.next()),
@@ -684,7 +798,8 @@ class FakeDiscord:
         """Click the button ``custom_id`` on ``message`` (must exist there and be enabled)."""
         msg, comp = self._component_target(message, custom_id)
         data = {"custom_id": custom_id, "component_type": comp.get("type", 2)}
-        channel = self.guild.channels[msg.channel_id]
+        channel = self.channel(msg.channel_id)
+        assert channel is not None
         return await self._inject(MESSAGE_COMPONENT, user, channel, data, message=msg)
 
     async def select(
@@ -693,7 +808,8 @@ class FakeDiscord:
         """Pick ``values`` in the select menu ``custom_id`` on ``message``."""
         msg, comp = self._component_target(message, custom_id)
         data = {"custom_id": custom_id, "component_type": comp.get("type", 3), "values": values}
-        channel = self.guild.channels[msg.channel_id]
+        channel = self.channel(msg.channel_id)
+        assert channel is not None
         return await self._inject(MESSAGE_COMPONENT, user, channel, data, message=msg)
 
     async def submit_modal(
@@ -731,12 +847,13 @@ class FakeDiscord:
         if not content:
             return []
         ids = {int(m) for m in MENTION_RE.findall(content)}
-        return [self.guild.members[i] for i in ids if i in self.guild.members]
+        members = {u.id: u for guild in self.guilds.values() for u in guild.members.values()}
+        return [members[i] for i in ids if i in members]
 
     def _store_message(self, msg: FakeMessage) -> FakeMessage:
         self._messages[msg.id] = msg
         self._channel_messages.setdefault(msg.channel_id, []).append(msg)
-        channel = self.guild.channels.get(msg.channel_id)
+        channel = self.channel(msg.channel_id)
         if channel is not None:
             channel.last_message_id = msg.id
         self._message_changed(msg)
@@ -842,7 +959,7 @@ class FakeDiscord:
             "id": str(handle.id),
             "type": handle.type,
             "user": handle.user.payload(),
-            "authorizing_integration_owners": {"0": str(self.guild.id)},
+            "authorizing_integration_owners": {"0": str(handle.channel.guild_id)},
         }
         if handle.type == APPLICATION_COMMAND:
             meta["name"] = handle.name
@@ -1060,7 +1177,7 @@ class FakeDiscord:
         return int(request.match_info[key])
 
     def _route_channel(self, request: web.Request) -> FakeChannel:
-        channel = self.guild.channels.get(self._int(request, "channel_id"))
+        channel = self.channel(self._int(request, "channel_id"))
         if channel is None:
             raise ApiError(404, 10003, "Unknown Channel")
         return channel
@@ -1074,7 +1191,7 @@ class FakeDiscord:
         if "guild_id" not in request.match_info:
             return None
         guild_id = self._int(request, "guild_id")
-        if guild_id != self.guild.id:
+        if guild_id not in self.guilds:
             raise ApiError(403, 50001, "Missing Access")
         return guild_id
 
@@ -1173,7 +1290,8 @@ class FakeDiscord:
             session.closed = True
             self._sessions.discard(session)
             if self._active is session:
-                self._active = None
+                # Another process's shards may still be connected.
+                self._active = self._session_for(None)
                 self._state_signal.fire()
             await session.shutdown(1000)
         return ws
@@ -1206,13 +1324,26 @@ class FakeDiscord:
         if not isinstance(data, dict) or data.get("token") != self.token:
             await session.close(4004, "authentication failed")
             return False
+        shard = data.get("shard")
+        if shard is not None:
+            if (
+                not isinstance(shard, list)
+                or len(shard) != 2
+                or not all(isinstance(n, int) for n in shard)
+                or not 0 <= shard[0] < shard[1]
+            ):
+                await session.close(4010, "invalid shard")
+                return False
+            session.shard = (shard[0], shard[1])
         session.identify = data
         session.intents = int(data.get("intents", 0) or 0)
         self.identifies.append(data)
+        self.identify_log.append((time.monotonic(), session.shard))
+        guilds = [g for g in self.guilds.values() if session.covers(g.id)]
         ready: JSON = {
             "v": 10,
             "user": self.bot_user.payload(),
-            "guilds": [{"id": str(self.guild.id), "unavailable": True}],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session.session_id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
@@ -1225,12 +1356,12 @@ class FakeDiscord:
             "user_settings": {},
             "auth": {},
         }
-        shard = data.get("shard")
-        if isinstance(shard, list) and len(shard) == 2:
-            ready["shard"] = shard
+        if session.shard is not None:
+            ready["shard"] = list(session.shard)
         sent = [session.dispatch("READY", ready)]
-        sent.append(
-            session.dispatch("GUILD_CREATE", self.guild.create_payload(self.bot_user.joined_at))
+        sent.extend(
+            session.dispatch("GUILD_CREATE", g.create_payload(self.bot_user.joined_at))
+            for g in guilds
         )
         try:
             await asyncio.gather(*sent)
@@ -1245,7 +1376,11 @@ class FakeDiscord:
         return True
 
     def _members_chunk(self, session: GatewaySession, data: JSON) -> None:
-        members = list(self.guild.members.values())
+        raw_guild = data.get("guild_id")
+        guild = self.guild
+        if isinstance(raw_guild, str) and raw_guild.isdigit():
+            guild = self.guilds.get(int(raw_guild), self.guild)
+        members = list(guild.members.values())
         user_ids = data.get("user_ids")
         if isinstance(user_ids, list):
             wanted = {int(u) for u in user_ids if str(u).isdigit()}
@@ -1257,7 +1392,7 @@ class FakeDiscord:
         if isinstance(limit, int) and limit > 0:
             members = members[:limit]
         chunk: JSON = {
-            "guild_id": str(self.guild.id),
+            "guild_id": str(guild.id),
             "members": [m.member_payload() for m in members],
             "chunk_index": 0,
             "chunk_count": 1,
@@ -1278,12 +1413,12 @@ class FakeDiscord:
         return json_response(
             {
                 "url": self.gateway_url,
-                "shards": 1,
+                "shards": self.recommended_shards,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
                     "reset_after": 0,
-                    "max_concurrency": 1,
+                    "max_concurrency": self.max_concurrency,
                 },
             }
         )
@@ -1294,7 +1429,10 @@ class FakeDiscord:
         )
 
     async def _get_user(self, request: web.Request) -> web.StreamResponse:
-        user = self.guild.members.get(self._int(request, "user_id"))
+        user_id = self._int(request, "user_id")
+        user = next(
+            (g.members[user_id] for g in self.guilds.values() if user_id in g.members), None
+        )
         if user is None:
             raise ApiError(404, 10013, "Unknown User")
         return json_response(user.payload())
@@ -1612,17 +1750,18 @@ class FakeDiscord:
             if thread_type not in (PUBLIC_THREAD, PRIVATE_THREAD):
                 raise form_error("type", "Invalid thread type")
             thread_id = self.snowflakes.next()
-        if thread_id in self.guild.channels:
+        guild = self.guilds[parent.guild_id]
+        if thread_id in guild.channels:
             raise ApiError(400, 160004, "A thread has already been created for this message")
         thread = FakeChannel(
             id=thread_id,
             name=name,
-            guild_id=self.guild.id,
+            guild_id=guild.id,
             type=thread_type,
             parent_id=parent.id,
             owner_id=self.bot_user.id,
         )
-        self.guild.channels[thread.id] = thread
+        guild.channels[thread.id] = thread
         self._dispatch_if(
             "THREAD_CREATE", {**thread.payload(), "newly_created": True}, INTENT_GUILDS
         )
@@ -1631,9 +1770,10 @@ class FakeDiscord:
     # ------------------------------------------------------------------ REST: guild, files
 
     def _route_guild(self, request: web.Request) -> FakeGuild:
-        if self._int(request, "guild_id") != self.guild.id:
+        guild = self.guilds.get(self._int(request, "guild_id"))
+        if guild is None:
             raise ApiError(404, 10004, "Unknown Guild")
-        return self.guild
+        return guild
 
     async def _get_guild(self, request: web.Request) -> web.StreamResponse:
         return json_response(self._route_guild(request).payload())

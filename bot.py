@@ -44,9 +44,10 @@ LOG_FORMAT = "%(asctime)s %(levelname)-8s %(name)s: %(message)s"
 EXIT_CONFIG_ERROR = 2
 
 _API_PATH = re.compile(r"/api/v\d+$")
-#: Discord's identify rate limit: ``max_concurrency`` IDENTIFYs per this many seconds, one per
-#: bucket (shard id % max_concurrency).
-IDENTIFY_SPACING = 5.0
+#: Seconds between two IDENTIFYs of one rate-limit bucket (shard id % max_concurrency): Discord
+#: allows one per bucket per 5 s, plus a margin for the time from the reservation to the
+#: IDENTIFY reaching Discord.
+IDENTIFY_SPACING = 5.5
 #: More shards than any bot needs (Discord asks for one per 1,000-2,500 guilds).
 MAX_SHARDS = 65536
 

@@ -163,7 +163,9 @@ def start_cluster(*, fsync: bool = False, max_connections: int = 100) -> Cluster
     """initdb + pg_ctl start in a new temporary directory. ``fsync=False`` for tests (a
     crash of the test machine loses nothing anyone needs); benchmarks pass True."""
     bin_dir, origin = find_binaries()
-    root = Path(tempfile.mkdtemp(prefix="bg-pg-"))
+    # Under root the cluster's user must be able to enter the directory: /tmp, not a TMPDIR
+    # that may sit below root's private home.
+    root = Path(tempfile.mkdtemp(prefix="bg-pg-", dir="/tmp" if os.geteuid() == 0 else None))
     user: str | None = None
     try:
         if os.geteuid() == 0:

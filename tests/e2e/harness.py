@@ -20,7 +20,7 @@ from bot import BackgammonBot, Config
 from endpoints import endpoint_overrides
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.position import X
-from storage import Database, Game
+from storage import Game, Storage
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
@@ -137,7 +137,7 @@ class Table:
     """Two players at one channel."""
 
     fake: FakeDiscord
-    db: Database
+    db: Storage
     channel: FakeChannel
     alice: FakeUser
     bob: FakeUser
@@ -229,3 +229,70 @@ class Table:
                 return handle
             handle = await self.step(use_buttons=i % 2 == 0)
         raise AssertionError(f"game did not end within {limit} decisions")
+
+
+@dataclass
+class ShardProcess:
+    """``python bot.py`` running ``shards`` of ``count`` on a PostgreSQL database, killable with
+    SIGKILL. Commands are synced globally (every guild needs them) by shard 0's process."""
+
+    fake: FakeDiscord
+    url: str
+    shards: tuple[int, ...]
+    count: int
+    workdir: Path
+    seed: int = 1
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / f"shards-{'-'.join(map(str, self.shards))}.log"
+
+    def launch(self) -> int:
+        """Start the process; returns the session marker :meth:`ready` waits after."""
+        marker = self.fake.session_marker()
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            **self.fake.env(),
+            "DATABASE_URL": self.url,
+            "SHARD_COUNT": str(self.count),
+            "SHARD_IDS": ",".join(map(str, self.shards)),
+            "DICE_SEED": str(self.seed),
+            "LOG_LEVEL": "INFO",
+        }
+        del env["DISCORD_GUILD_ID"]
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bot.py")],
+            cwd=self.workdir,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        return marker
+
+    async def ready(self, marker: int, timeout: float = 60.0) -> None:
+        try:
+            for shard in self.shards:
+                await self.fake.wait_shard_ready((shard, self.count), timeout, after=marker)
+        except Exception as exc:
+            raise AssertionError(
+                f"shards {self.shards} did not start: {exc}\n{self.log()[-3000:]}"
+            ) from exc
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)

@@ -436,9 +436,11 @@ class FakeDiscord:
         self._dispatch_if("GUILD_ROLE_CREATE", data, INTENT_GUILDS)
         return role
 
-    def add_channel(self, name: str) -> FakeChannel:
-        channel = self._new_channel(name, GUILD_TEXT, None)
-        self.channels.append(channel)
+    def add_channel(self, name: str, *, guild: FakeGuild | None = None) -> FakeChannel:
+        """A new text channel in ``guild`` (default: the first guild)."""
+        channel = self._new_channel(name, GUILD_TEXT, None, guild=guild)
+        if guild is None or guild is self.guild:
+            self.channels.append(channel)
         self._dispatch_if("CHANNEL_CREATE", channel.payload(), INTENT_GUILDS)
         return channel
 

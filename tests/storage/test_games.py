@@ -15,7 +15,6 @@ import pytest
 from storage import (
     ChannelBusyError,
     ConflictError,
-    Database,
     GameResult,
     InvalidInputError,
     NewMove,
@@ -143,13 +142,13 @@ async def test_two_connections_same_version_exactly_one_wins(db: Storage, target
     assert json.loads(final.state_json)["by"] == moves[0].actor_id
 
 
-async def test_commit_survives_close_and_reopen(db_path: Path) -> None:
-    db = await Database.open(db_path)
+async def test_commit_survives_close_and_reopen(target: str) -> None:
+    db = await open_storage(target)
     game = await new_game(db)
     await db.commit_action(game.id, 0, '{"n": 1}', [NewMove(1, "play", "24/18")], now=1001.0)
     await db.close()
 
-    db = await Database.open(db_path)
+    db = await open_storage(target)
     try:
         reopened = await db.get_game(game.id)
         assert reopened is not None
@@ -162,10 +161,10 @@ async def test_commit_survives_close_and_reopen(db_path: Path) -> None:
 CHILD = """
 import asyncio, sys
 sys.path.insert(0, sys.argv[3])
-from storage import Database, NewMove
+from storage import NewMove, open_storage
 
-async def main(path: str, game_id: int) -> None:
-    db = await Database.open(path)
+async def main(target: str, game_id: int) -> None:
+    db = await open_storage(target)
     game = await db.get_game(game_id)
     version = game.version
     for n in range(1, 100_000):
@@ -178,8 +177,8 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
 
 
-async def test_committed_actions_survive_kill_9(db_path: Path) -> None:
-    db = await Database.open(db_path)
+async def test_committed_actions_survive_kill_9(target: str) -> None:
+    db = await open_storage(target)
     game = await new_game(db)
     await db.close()
 
@@ -187,7 +186,7 @@ async def test_committed_actions_survive_kill_9(db_path: Path) -> None:
         sys.executable,
         "-c",
         CHILD,
-        str(db_path),
+        target,
         str(game.id),
         str(ROOT),
         stdout=asyncio.subprocess.PIPE,
@@ -209,7 +208,7 @@ async def test_committed_actions_survive_kill_9(db_path: Path) -> None:
         await proc.wait()
     assert proc.returncode == -signal.SIGKILL
 
-    db = await Database.open(db_path)
+    db = await open_storage(target)
     try:
         after = await db.get_game(game.id)
         assert after is not None

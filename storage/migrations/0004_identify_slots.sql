@@ -1,4 +1,4 @@
--- 0003: gateway IDENTIFY reservations per rate-limit bucket (shard id % max_concurrency), so
+-- 0004: gateway IDENTIFY reservations per rate-limit bucket (shard id % max_concurrency), so
 -- that bot processes starting together respect Discord's identify rate limit. `at` is the
 -- Unix time (seconds) of the latest reservation in the bucket.
 

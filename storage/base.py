@@ -895,7 +895,7 @@ class Storage(ABC):
         board = OVERALL if variant is None else check_variant(variant)
         check_count("limit", limit, 0, MAX_PAGE)
         check_count("offset", offset, 0, MAX_ID)
-        flag = (include_provisional, glicko2.PROVISIONAL_RD)
+        flag = (bool(include_provisional), glicko2.PROVISIONAL_RD)
         async with self._read() as tx:
             # The page straight off the leaderboard index (no sort; OFFSET skips index entries).
             rows = list(
@@ -943,7 +943,7 @@ class Storage(ABC):
         board = OVERALL if variant is None else check_variant(variant)
         row = await self._fetchone(
             "SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND variant = ? AND (? OR rd <= ?)",
-            (guild_id, board, include_provisional, glicko2.PROVISIONAL_RD),
+            (guild_id, board, bool(include_provisional), glicko2.PROVISIONAL_RD),
         )
         return 0 if row is None else int(row[0])
 

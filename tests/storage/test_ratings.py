@@ -331,3 +331,10 @@ async def test_bulk_import_matches_finish_game(db: Storage) -> None:
             [ImportedGame(other_guild, 5, "classic", 1, 2, GameResult(9, "single", 1), 1.0, 2.0)]
         )
     assert await db.leaderboard_count(other_guild) == 3  # rolled back as a whole
+
+
+async def test_provisional_flag_accepts_any_truthy_value(db: Storage) -> None:
+    # PostgreSQL has a real boolean: an int must not reach it as the flag.
+    await play(db, 1, 2, 1)
+    assert await db.leaderboard_count(GUILD, include_provisional=0) == 0  # type: ignore[arg-type]
+    assert len(await db.leaderboard(GUILD, include_provisional=1)) == 2  # type: ignore[arg-type]

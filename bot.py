@@ -128,8 +128,7 @@ def _check_database_url(value: str) -> str:
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         raise ConfigError(f"DATABASE_URL {shown} has an invalid port: {expected}") from None
-    if not parts.hostname and "host=" not in parts.query:
-        raise ConfigError(f"DATABASE_URL {shown} names no host: {expected}")
+    # No host is fine: the driver then tries the local Unix sockets and localhost.
     return value
 
 

@@ -255,8 +255,8 @@ def test_database_url_selects_postgresql_and_skips_the_path_check(tmp_path: Path
     assert config.database_target == url
     assert config.database_label == "postgresql://bot:***@db.example:5432/backgammon"
     assert load_config(make_env(tmp_path)).database_target == tmp_path / "bg.sqlite3"
-    socket = "postgresql:///backgammon?host=/run/postgresql"
-    assert load_config(make_env(tmp_path, DATABASE_URL=socket)).database_url == socket
+    for local in ("postgresql:///backgammon?host=/run/postgresql", "postgres:///backgammon"):
+        assert load_config(make_env(tmp_path, DATABASE_URL=local)).database_url == local
 
 
 @pytest.mark.parametrize(
@@ -265,7 +265,7 @@ def test_database_url_selects_postgresql_and_skips_the_path_check(tmp_path: Path
         "sqlite:///x.db",
         "mysql://u:secretpw@h/db",
         "postgresql://u:secretpw@h:port/db",
-        "postgresql://u:secretpw@/db",
+        "postgresql://u:secretpw@h:99999999/db",
         "data/bot.sqlite3",
     ],
 )

@@ -89,7 +89,10 @@ def search_values(
     for i in order[:limit]:
         after = afters[i]
         if rules.result(after) is not None:
-            continue  # the game is over: the 0-ply value is exact
+            # The game is over: the 0-ply value is exact and as good as a searched one.
+            eq, win = (ev or evaluator_for(rules.id)).evaluate(rules, [after], match)
+            out[i] = (float(eq[0]), float(win[0]))
+            continue
         got = reply_value(rules, after, match, deadline, ev)
         if got is None:
             break

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from engine.frozen import FrozenValue
 
 
-@dataclass(frozen=True, slots=True)
-class Roll:
+class Roll(FrozenValue):
     """Two dice; ``high >= low``. A double is played as four numbers (RULES §2.3)."""
 
+    __slots__ = ("high", "low")
+    _fields = ("high", "low")
     high: int
     low: int
 
-    def __post_init__(self) -> None:
-        if not (1 <= self.low <= self.high <= 6):
-            raise ValueError(f"bad dice {self.high}-{self.low}")
+    def __init__(self, high: int, low: int) -> None:
+        if not (1 <= low <= high <= 6):
+            raise ValueError(f"bad dice {high}-{low}")
+        self._set(high=high, low=low)
 
     @classmethod
     def of(cls, a: int, b: int) -> Roll:
@@ -32,23 +34,23 @@ class Roll:
         return f"{self.high}{self.low}"
 
 
-@dataclass(frozen=True, slots=True)
-class ChainDice:
+class ChainDice(FrozenValue):
     """One Express decision: ``copies`` remaining copies of ``value`` (RULES §6.2).
 
     After it the pending numbers are four of each higher value up to 6 (§6.1, §12).
     """
 
+    __slots__ = ("copies", "rolled", "value")
+    _fields = ("value", "copies", "rolled")
     value: int
     copies: int
     #: The chain's first decision, written as the rolled double ``dd`` (kept for exact round trip).
-    rolled: bool = False
+    rolled: bool
 
-    def __post_init__(self) -> None:
-        if not (1 <= self.value <= 6 and 1 <= self.copies <= 4) or (
-            self.rolled and self.copies != 4
-        ):
-            raise ValueError(f"bad chain decision [{self.value}x{self.copies}]")
+    def __init__(self, value: int, copies: int, rolled: bool = False) -> None:
+        if not (1 <= value <= 6 and 1 <= copies <= 4) or (rolled and copies != 4):
+            raise ValueError(f"bad chain decision [{value}x{copies}]")
+        self._set(value=value, copies=copies, rolled=rolled)
 
     @property
     def numbers(self) -> tuple[int, ...]:

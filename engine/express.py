@@ -195,7 +195,15 @@ class _Suffix:
         )
 
 
-_SUFFIXES = {left: _Suffix(left) for left in range(1, len(_ALL_NUMBERS) + 1)}
+class _Suffixes(dict[int, _Suffix]):
+    """``_Suffix`` tables by length, built on first use (the engine's start-up stays short)."""
+
+    def __missing__(self, left: int) -> _Suffix:
+        suffix = self[left] = _Suffix(left)
+        return suffix
+
+
+_SUFFIXES = _Suffixes()
 Steps = tuple[tuple[int, int, int, int], ...]
 #: Partial folds kept per frozen board (each holds two bitsets of up to ~400 bytes).
 OUTSIDE_LIMIT = 20_000

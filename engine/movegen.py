@@ -42,6 +42,7 @@ def _leaves(
     # hits are also tried out of order.
     reexposing = ordered and variant.reexposes_blots
     single = len(numbers) == 1
+    full = len(numbers)
     new_leaf = tuple.__new__  # skips the named tuple's Python-level constructor
 
     def record(node: Position, path: tuple[Step, ...]) -> None:
@@ -73,8 +74,11 @@ def _leaves(
                     moved = True
                     if not rest:  # the last die: a leaf, deduplicated by position
                         leaf = new_leaf(_Leaf, ((*path, step), single and die == high))
-                        if leaves.setdefault(after, leaf) is not leaf:
-                            record(after, leaf.steps)  # rare: reached again
+                        known = leaves.setdefault(after, leaf)
+                        # Reached again (often: the other order of the dice) changes nothing
+                        # unless the known path is shorter or a single die may be the high one.
+                        if known is not leaf and (single or len(known.steps) < full):
+                            record(after, leaf.steps)
                         continue
                     expanded = len(seen)
                     seen.add((after, rest))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from engine.position import Position
@@ -25,6 +26,18 @@ class Step(NamedTuple):
     effect: str = NONE
 
 
+_FORMAT: list[Callable[[Position, Position, tuple[Step, ...]], str]] = []
+
+
+def _formatter() -> Callable[[Position, Position, tuple[Step, ...]], str]:
+    """``notation.format_play``, imported on first use (notation imports this module)."""
+    if not _FORMAT:
+        from engine.notation import format_play
+
+        _FORMAT.append(format_play)
+    return _FORMAT[0]
+
+
 class Play:
     """A legal play: the steps that realise it and the position it leads to.
 
@@ -44,11 +57,10 @@ class Play:
 
     @property
     def text(self) -> str:
-        if self._text is None:
-            from engine.notation import format_play  # notation imports this module
-
-            self._text = format_play(self.before, self.after, self.steps)
-        return self._text
+        text = self._text
+        if text is None:
+            text = self._text = _formatter()(self.before, self.after, self.steps)
+        return text
 
     @property
     def dice_used(self) -> int:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from engine.dice import ChainDice, Dice, Roll
 from engine.errors import PositionError
@@ -17,6 +18,8 @@ _PAIR = re.compile(r"^(bar|res|off) ([0-9]+)/([0-9]+)$")
 _UNLOCKED = re.compile(r"^unlocked X=(yes|no) O=(yes|no)$")
 _CHAIN = re.compile(r"^\[([1-6])x([1-4])\]$")
 MAX_LINE = 1000
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 def _stack_text(stack: str) -> str:
@@ -88,6 +91,22 @@ def parse_dice(text: str, variant_id: str) -> Dice | None:
     raise PositionError(f"dice '{text}' must be two digits 1-6 like 65, [vxk] or -")
 
 
+#: Caches of the pieces a position text is made of (they repeat across positions), filled only
+#: with pieces that parsed: (variant, stack text) -> stack; pair field -> (name, X, O); dice.
+_PARSED_STACKS: dict[tuple[str, str], str] = {}
+_PARSED_PAIRS: dict[str, tuple[str, int, int]] = {}
+_PARSED_DICE: dict[tuple[str, str], Dice | None] = {}
+_CACHE_LIMIT = 20_000
+#: The point numbers a position text may name.
+_POINT_NUMBERS = {str(p): p for p in range(1, 25)}
+
+
+def _cache_put(cache: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
 def parse_position(line: str) -> tuple[Position, Dice | None]:
     """Read a position text; raises PositionError (E_POSITION) on anything malformed."""
     if len(line) > MAX_LINE:
@@ -101,26 +120,39 @@ def parse_position(line: str) -> tuple[Position, Dice | None]:
     variant = get_variant(variant_id)
     pts = [EMPTY] * 25
     if fields[1] != "-":
+        stacks = _PARSED_STACKS
         for item in fields[1].split():
             point_text, sep, stack_text = item.partition(":")
-            ascii_number = point_text.isascii() and point_text.isdigit()
-            if not sep or not ascii_number or not 1 <= int(point_text) <= 24:
+            point = _POINT_NUMBERS.get(point_text, 0)
+            if not point:  # also "013": any ASCII number 1..24
+                ascii_number = point_text.isascii() and point_text.isdigit()
+                if ascii_number and 1 <= int(point_text) <= 24:
+                    point = int(point_text)
+            if not sep or not point:
                 raise PositionError(f"'{item}' is not a point like 13:X5")
-            point = int(point_text)
             if pts[point]:
                 raise PositionError(f"point {point} is given twice")
-            stack = _parse_stack(stack_text, point)
-            if not variant.valid_stack(stack):
-                raise PositionError(
-                    f"point {point}: {variant.name} cannot have the stack {stack_text}"
-                )
+            stack = stacks.get((variant_id, stack_text))
+            if stack is None:
+                stack = _parse_stack(stack_text, point)
+                if not variant.valid_stack(stack):
+                    raise PositionError(
+                        f"point {point}: {variant.name} cannot have the stack {stack_text}"
+                    )
+                _cache_put(stacks, (variant_id, stack_text), stack)
             pts[point] = stack
-    pairs: dict[str, tuple[int, int]] = {}
+    pairs: list[tuple[int, int]] = []
     for name, field in zip(("bar", "res", "off"), fields[2:5], strict=True):
-        m = _PAIR.match(field)
-        if not m or m.group(1) != name:
+        pair = _PARSED_PAIRS.get(field)
+        if pair is None:
+            m = _PAIR.match(field)
+            if not m:
+                raise PositionError(f"expected '{name} N/N', got '{field}'")
+            pair = (m.group(1), int(m.group(2)), int(m.group(3)))
+            _cache_put(_PARSED_PAIRS, field, pair)
+        if pair[0] != name:
             raise PositionError(f"expected '{name} N/N', got '{field}'")
-        pairs[name] = (int(m.group(2)), int(m.group(3)))
+        pairs.append((pair[1], pair[2]))
     unlocked: tuple[bool, bool] | None = None
     if len(fields) == 7:
         m = _UNLOCKED.match(fields[5])
@@ -129,12 +161,19 @@ def parse_position(line: str) -> tuple[Position, Dice | None]:
         if not (variant.has_bar and variant.has_reserve):
             raise PositionError("the unlocked field exists only in dutch")
         unlocked = (m.group(1) == "yes", m.group(2) == "yes")
-    dice = parse_dice(fields[-1], variant_id)
-    pos = Position(variant_id, tuple(pts), pairs["bar"], pairs["res"], pairs["off"])
+    dice_key = (variant_id, fields[-1])
+    if dice_key in _PARSED_DICE:
+        dice = _PARSED_DICE[dice_key]
+    else:
+        dice = parse_dice(fields[-1], variant_id)
+        _cache_put(_PARSED_DICE, dice_key, dice)
+    pos = Position(variant_id, tuple(pts), pairs[0], pairs[1], pairs[2])
     _validate(variant_id, pos)
+    if not (variant.has_bar and variant.has_reserve):
+        return pos, dice  # only Dutch has the unlocked flags
     derived = (_home_or_off(pos, X), _home_or_off(pos, O))
     if unlocked is None:
-        unlocked = derived if variant.has_bar and variant.has_reserve else (False, False)
+        unlocked = derived
     elif (derived[0] and not unlocked[0]) or (derived[1] and not unlocked[1]):
         raise PositionError("a player with a checker home or borne off is always unlocked")
     return pos._replace(unlocked=unlocked), dice
@@ -142,8 +181,9 @@ def parse_position(line: str) -> tuple[Position, Dice | None]:
 
 def _validate(variant_id: str, pos: Position) -> None:
     variant = get_variant(variant_id)
+    board = "".join(pos.points)
     for i, colour in enumerate((X, O)):
-        total = pos.on_board(colour) + pos.bar[i] + pos.reserve[i] + pos.off[i]
+        total = board.count(colour) + pos.bar[i] + pos.reserve[i] + pos.off[i]
         if total != NUM_CHECKERS:
             raise PositionError(f"{colour} has {total} checkers; each player has exactly 15")
     if not variant.has_bar and (pos.bar[0] or pos.bar[1]):

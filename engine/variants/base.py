@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
+from engine.frozen import FrozenValue
 from engine.play import HIT, NONE, Step
 from engine.position import BAR, NUM_CHECKERS, OFF, Position, X
 
@@ -26,17 +26,21 @@ class RuleOption(NamedTuple):
     about: str
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(FrozenValue):
     """How a game ended, from the point of view of the position's X (the mover).
 
     ``winner`` is ``"X"``, ``"O"`` or ``None`` (tie, draw). ``points`` is the base score before
     the cube (classic multiplies by the cube value).
     """
 
+    __slots__ = ("kind", "points", "winner")
+    _fields = ("winner", "points", "kind")
     winner: str | None
     points: int
     kind: str  # single | gammon | backgammon | mother | tie | draw
+
+    def __init__(self, winner: str | None, points: int, kind: str) -> None:
+        self._set(winner=winner, points=points, kind=kind)
 
 
 class Variant:

@@ -487,12 +487,13 @@ class _Frozen:
             return exact
         bound = left
         if left >= BOUND_FROM:
+            greedy = self.greedy(state, left)
+            if greedy == left:  # a real run plays every number: nothing does better
+                self._remember(key, left, True)
+                return left
             bound = self.bound(state, left)
-            if bound <= floor:
-                self._remember(key, bound, False)
-                return bound
-            if self.greedy(state, left) == bound:
-                self._remember(key, bound, True)
+            if bound <= floor or greedy == bound:
+                self._remember(key, bound, greedy == bound)
                 return bound
         die = _ALL_NUMBERS[-left]
         rest = left - 1
@@ -715,10 +716,13 @@ def best_leaves(
                     scores[i] = copies + played
                 else:
                     greedy = played + frozen.greedy(state, left - played)
-                    pending.append((greedy, i))
-                    scores[i] = -1
-                    best = max(best, copies + greedy)
-                    continue
+                    if greedy == left:  # the whole run: nothing scores higher
+                        scores[i] = copies + left
+                    else:
+                        pending.append((greedy, i))
+                        scores[i] = -1
+                        best = max(best, copies + greedy)
+                        continue
         best = max(best, scores[i])
     pending.sort(reverse=True)
     for _, i in pending:

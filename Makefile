@@ -18,10 +18,18 @@ PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --newline=lf
 export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test lint format bench bench-smoke lock check-locks clean-venv
+.PHONY: run test demo lint format bench bench-smoke lock check-locks clean-venv
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
+
+# A computer-vs-computer game without Discord: boards, replay.gif and record.txt in demo/VARIANT
+# (e.g. `make demo VARIANT=pin`; LEVEL, SEED and OUT, the folder, too).
+VARIANT ?= classic
+LEVEL ?= intermediate
+demo: $(RUN_STAMP)
+	$(BIN)/python demo.py --variant $(VARIANT) --level $(LEVEL) $(if $(SEED),--seed $(SEED)) \
+		$(if $(OUT),--out "$(OUT)")
 
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest

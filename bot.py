@@ -25,6 +25,8 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 import render
+from ai.pool import AIPool
+from cogs.computer import lower_worker_priority
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
 from storage import Shards, Storage, StorageError, open_storage
@@ -34,6 +36,8 @@ log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
 EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach")
+#: Worker processes of the computer players.
+AI_WORKERS = 1
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
@@ -360,11 +364,19 @@ class BackgammonBot(commands.Bot):
         rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self.table = GameTable(self.db, rng)
         log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
+        # The computer players think in worker processes (one: the bot keeps the other core),
+        # never on the event loop; they stop with the bot.
+        self.ai_pool = AIPool(workers=AI_WORKERS)
+        await self.ai_pool.start()
+        lower_worker_priority(self.ai_pool)
         # Build the board sprites and palettes now, not on the first player's move.
         await asyncio.get_running_loop().run_in_executor(None, render.warm_up)
 
     async def close(self) -> None:
         await super().close()
+        pool = getattr(self, "ai_pool", None)
+        if pool is not None:
+            await pool.close()
         db = getattr(self, "db", None)
         if db is not None:
             await db.close()

@@ -17,17 +17,24 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from ai.pool import AIPool
+from ai.types import LEVELS, STRONGEST
 from cogs.common import guarded, mention, reply_error
+from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import result_text
-from storage import ChannelBusyError, ConflictError, Game, NewMove, Storage
+from storage import Challenge, ChannelBusyError, ConflictError, Game, NewMove, Storage
 
 log = logging.getLogger(__name__)
 
 VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
+LEVEL_CHOICES = [
+    app_commands.Choice(name=f"{level}: {LEVEL_ABOUT[level]}"[:100], value=level)
+    for level in LEVELS
+]
 MAX_MATCH_LENGTH = 25
 BOARD_FILE = "board.png"
 
@@ -125,6 +132,8 @@ def prompt(game: Game, state: GameState) -> str:
     """Who must do what now, with a mention so the player is notified."""
     if state.is_over:
         return ""
+    if computer_to_act(game, state):
+        return f"{state.players[state.mover]} is thinking..."
     who = mention(GameTable.user_of(game, state.mover))
     if state.phase == ROLL:
         return f"{who}, roll (or double) with the buttons, /roll or /double."
@@ -142,13 +151,14 @@ def prompt(game: Game, state: GameState) -> str:
 class Games(commands.Cog):
     """Challenges and games."""
 
-    def __init__(self, bot: commands.Bot, table: GameTable) -> None:
+    def __init__(self, bot: commands.Bot, table: GameTable, pool: AIPool) -> None:
         self.bot = bot
         self.table = table
         self.db: Storage = table.db
         #: Channels whose latest board never reached Discord (an action was committed but its
         #: reply failed): the board is posted the next time anyone uses a game command there.
         self._owed_boards: set[int] = set()
+        self.computer = ComputerTurns(bot, table, pool, self.post_board)
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(GameButton, ChallengeButton)
@@ -157,6 +167,19 @@ class Games(commands.Cog):
     async def cog_unload(self) -> None:
         self.expire_challenges.cancel()
         self.bot.remove_dynamic_items(GameButton, ChallengeButton)
+        await self.computer.close()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        # Turns the computer owed when the bot stopped (even killed) are played now.
+        resumed = await self.computer.resume()
+        if resumed:
+            log.info("resumed the computer's turn in %d game(s)", resumed)
+
+    def _after_action(self, outcome: Outcome) -> None:
+        """Hand the turn to the computer when it is its move."""
+        if computer_to_act(outcome.game, outcome.state):
+            self.computer.schedule(outcome.game)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -223,9 +246,7 @@ class Games(commands.Cog):
             )
         return game
 
-    async def _send_board(
-        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
-    ) -> None:
+    async def _board_message(self, outcome: Outcome, header: str) -> dict[str, Any]:
         state = outcome.state
         png = await self.table.render(state)
         lines = [header] if header else []
@@ -240,11 +261,41 @@ class Games(commands.Cog):
         kwargs: dict[str, Any] = {"content": content, "file": file}
         if view is not None:
             kwargs["view"] = view
-        mentions = discord.AllowedMentions(users=True, roles=False, everyone=False)
-        if interaction.response.is_done():
-            await interaction.followup.send(allowed_mentions=mentions, **kwargs)
+        kwargs["allowed_mentions"] = discord.AllowedMentions(
+            users=True, roles=False, everyone=False
+        )
+        return kwargs
+
+    async def _send_board(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        try:
+            kwargs = await self._board_message(outcome, header)
+            if interaction.response.is_done():
+                await interaction.followup.send(**kwargs)
+            else:
+                await interaction.response.send_message(**kwargs)
+        finally:
+            # After the person's board (so the computer's comes second), even if Discord
+            # refused the reply: the action is committed and the computer must answer it.
+            self._after_action(outcome)
+
+    async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
+        """Post a board in the game's channel without an interaction (the computer's turns)."""
+        kwargs = await self._board_message(outcome, header)
+        channel = self.bot.get_channel(game.channel_id)
+        try:
+            if channel is None:
+                channel = await self.bot.fetch_channel(game.channel_id)
+            if isinstance(channel, discord.abc.Messageable):
+                await channel.send(**kwargs)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            # The move is committed: the channel is owed its board (posted at the next command).
+            log.warning("could not post the board of game %s: %s", game.id, exc)
+            self._owed_boards.add(game.channel_id)
         else:
-            await interaction.response.send_message(allowed_mentions=mentions, **kwargs)
+            self._owed_boards.discard(game.channel_id)
+        self._after_action(outcome)
 
     def _final_text(self, outcome: Outcome) -> str:
         state = outcome.state
@@ -262,6 +313,10 @@ class Games(commands.Cog):
                     )
             if changes:
                 text += "\nRatings: " + ", ".join(changes)
+        if not outcome.game.rated:
+            text += "\nNot rated" + (
+                " (a game against the computer)." if outcome.game.against_computer else "."
+            )
         return text
 
     async def _run_action(
@@ -304,8 +359,11 @@ class Games(commands.Cog):
         variant="Which game to play",
         length="Match length in points (default 1: a single game)",
         options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
+        level="Against this bot (the computer): how strong it plays (default: expert)",
+        hints="Allow /hint for both players (the game is then not rated); always on against "
+        "the computer",
     )
-    @app_commands.choices(variant=VARIANT_CHOICES)
+    @app_commands.choices(variant=VARIANT_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self,
@@ -314,6 +372,8 @@ class Games(commands.Cog):
         variant: app_commands.Choice[str],
         length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
         options: str | None = None,
+        level: app_commands.Choice[str] | None = None,
+        hints: bool = False,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         try:
@@ -324,8 +384,19 @@ class Games(commands.Cog):
         if opponent.id == interaction.user.id:
             await reply_error(interaction, "You cannot challenge yourself.")
             return
-        if opponent.bot:
-            await reply_error(interaction, "Bots do not play here; challenge a person.")
+        computer = self.bot.user is not None and opponent.id == self.bot.user.id
+        if opponent.bot and not computer:
+            await reply_error(
+                interaction,
+                f"Other bots do not play here; challenge a person, or me "
+                f"({self.bot.user.mention if self.bot.user else 'this bot'}) to play the computer.",
+            )
+            return
+        if level is not None and not computer:
+            await reply_error(
+                interaction,
+                "`level` is for games against the computer: challenge this bot to use it.",
+            )
             return
         if await self.db.get_active_game(interaction.channel_id) is not None:
             await reply_error(
@@ -349,6 +420,7 @@ class Games(commands.Cog):
                 match_length=length,
                 expires_at=now + settings.challenge_expiry_seconds,
                 options=chosen,
+                hints=hints or computer,
             )
         except ChannelBusyError:
             # Another /challenge (or an accept) in this channel won the race since the checks.
@@ -356,6 +428,11 @@ class Games(commands.Cog):
                 interaction,
                 "Someone else just started a challenge or a game in this channel; "
                 "answer it, or start a thread.",
+            )
+            return
+        if computer:
+            await self._start_against_computer(
+                interaction, challenge, level.value if level else STRONGEST
             )
             return
         view = discord.ui.View(timeout=None)
@@ -366,7 +443,8 @@ class Games(commands.Cog):
         await interaction.response.send_message(
             f"{opponent.mention}, {interaction.user.mention} challenges you to "
             f"**{get_variant(variant.value).name}**{match}"
-            f"{describe_options(variant.value, chosen)}. Accept or decline within "
+            f"{describe_options(variant.value, chosen)}"
+            f"{' with hints allowed (not rated)' if hints else ''}. Accept or decline within "
             f"{minutes} min (buttons, /accept or /decline).",
             view=view,
             allowed_mentions=discord.AllowedMentions(users=[opponent]),
@@ -379,6 +457,31 @@ class Games(commands.Cog):
             log.warning("challenge %s posted but its message not re-read: %s", challenge.id, exc)
             return
         await self.db.set_challenge_message(challenge.id, message.id)
+
+    async def _start_against_computer(
+        self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
+    ) -> None:
+        """No accept step: the game starts at once, and the computer plays if it is its turn."""
+        names = (_display(interaction.user), computer_name(level))
+        async with self.table.lock(challenge.channel_id):
+            try:
+                # Marks the challenge accepted in the same transaction that creates the game.
+                outcome = await self.table.start(challenge, names, ai_level=level)
+            except (ChannelBusyError, ConflictError):
+                # Withdrawn, so that it does not hold the channel until it expires.
+                await self.db.set_challenge_status(challenge.id, "cancelled")
+                await reply_error(interaction, "A game is already running in this channel.")
+                return
+        header = (
+            f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} "
+            f"(dark), {LEVEL_ABOUT[level]}"
+            + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+            + describe_options(challenge.variant, challenge.options)
+            + ". Not rated; /hint is allowed."
+        )
+        opening = outcome.state.record
+        header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+        await self._send_board(interaction, outcome, header)
 
     @challenge.autocomplete("options")
     async def challenge_options_autocomplete(
@@ -665,7 +768,8 @@ class Games(commands.Cog):
         moves = [NewMove(user, "abort", "aborted")]
         async with self.table.lock(game.channel_id):
             try:
-                if moderator:
+                # The computer always agrees: a game against it ends at its player's request.
+                if moderator or game.against_computer:
                     await self.db.abort_game(game.id, now=self.table.clock(), moves=moves)
                     result = "aborted"
                 else:
@@ -756,8 +860,11 @@ def describe_options(variant_id: str, options: tuple[str, ...]) -> str:
 
 
 HELP_TEXT = """\
-**Start**: `/challenge @someone variant [length] [options]`, then the opponent presses Accept
-(or `/accept`). `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`).
+**Start**: `/challenge @someone variant [length] [options] [hints]`, then the opponent presses
+Accept (or `/accept`). `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`).
+`hints:true` lets both players use `/hint` (the game is then not rated).
+**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not rated,
+`/hint` allowed). Levels, weakest first: {levels}.
 **Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` bears off,
 `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot move. The move box
 suggests your legal plays as you type. Forced moves are played for you.
@@ -766,11 +873,17 @@ suggests your legal plays as you type. Forced moves are played for you.
 `/rules variant` for a rules card.
 **League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file),
 `/claim` (your opponent has been idle too long), `/settings` (server managers).
-"""
+**Learn**: `/hint` (best plays, only you see it), `/review game` (mistakes and luck, with a chart
+of the winning chances), `/replay game` (an animated replay), `/record game format:mat`
+(backgammon: a match file for GNU Backgammon).
+""".replace("{levels}", ", ".join(f"`{level}` ({LEVEL_ABOUT[level]})" for level in LEVELS))
 
 
 async def setup(bot: commands.Bot) -> None:
     table = getattr(bot, "table", None)
     if not isinstance(table, GameTable):
         raise RuntimeError("the bot must create its GameTable before loading cogs.games")
-    await bot.add_cog(Games(bot, table))
+    pool = getattr(bot, "ai_pool", None)
+    if not isinstance(pool, AIPool):
+        raise RuntimeError("the bot must start its AIPool before loading cogs.games")
+    await bot.add_cog(Games(bot, table, pool))

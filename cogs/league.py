@@ -378,8 +378,9 @@ class League(commands.Cog):
         assert interaction.guild_id is not None
         target = self._target(interaction, user)
         rows = await self.db.player_stats(interaction.guild_id, target.id)
+        computer = await self.db.computer_record(interaction.guild_id, target.id)
         name = target.display_name[:32]
-        if not rows:
+        if not rows and not computer:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
             await interaction.response.send_message(
                 f"{who} not finished a rated game on this server yet. "
@@ -388,9 +389,22 @@ class League(commands.Cog):
             )
             return
         embed = discord.Embed(title=f"Statistics: {name}", colour=discord.Colour.blurple())
-        for stats in rows[:25]:
+        for stats in rows[:24]:
             embed.add_field(name=variant_name(stats.variant), value=self._stats_field(stats))
+        if computer:
+            embed.add_field(
+                name="Against the computer (not rated)",
+                value="\n".join(
+                    f"{r.level}: {r.games} game{'s' if r.games != 1 else ''} · {r.wins} W · "
+                    f"{r.losses} L" + (f" · {r.draws} D" if r.draws else "")
+                    for r in computer
+                ),
+                inline=False,
+            )
         embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
+        if not rows:
+            await interaction.response.send_message(embed=embed)
+            return
         png = await self._chart(interaction.guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
         await interaction.response.send_message(
@@ -688,6 +702,9 @@ class League(commands.Cog):
                 return False
             idle_user = GameTable.user_of(fresh, state.mover)
             waiting_user = GameTable.user_of(fresh, 1 - state.mover)
+            if fresh.against_computer and (claim or state.mover == 1):
+                # The computer neither claims nor needs a reminder (its turns are resumed).
+                return False
             idle = duration(fresh.idle_seconds(now))
             what = variant_name(fresh.variant)
             if claim:

@@ -124,8 +124,14 @@ class GameTable:
             events.append(f"Game {state.game_number} starts.")
         return state
 
-    async def start(self, challenge: Challenge, names: tuple[str, str]) -> Outcome:
-        """Create the game for an accepted challenge (challenger in the first seat)."""
+    async def start(
+        self, challenge: Challenge, names: tuple[str, str], *, ai_level: str | None = None
+    ) -> Outcome:
+        """Create the game for an accepted challenge (challenger in the first seat).
+
+        With ``ai_level`` the opponent is the computer (the challenge's opponent is the bot
+        itself): the game is not rated. A challenge with hints is not rated either.
+        """
         assert challenge.opponent_id is not None
         events: list[str] = []
         state = GameState.new(
@@ -147,6 +153,9 @@ class GameTable:
             match_length=challenge.match_length,
             challenge_id=challenge.id,
             moves=[NewMove(None, "start", "\n".join(state.record))],
+            ai_level=ai_level,
+            rated=ai_level is None and not challenge.hints,
+            hints=challenge.hints or ai_level is not None,
         )
         outcome = Outcome(game, state, events)
         if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll

@@ -270,4 +270,96 @@ def _png(im: Image.Image) -> bytes:
     return out.getvalue()
 
 
-__all__ = ["Point", "nice_ticks", "render_rating_chart", "time_ticks"]
+def render_win_chart(
+    series: Sequence[float],
+    *,
+    title: str = "",
+    label: str = "",
+    breaks: Sequence[int] = (),
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> bytes:
+    """A player's winning chances move by move (``series[i]`` in 0..1 after move ``i + 1``) as
+    PNG bytes, with the 50 % line dashed and a thin vertical line before each index in
+    ``breaks`` (where a new game of a match starts). Bad values are skipped, never raised."""
+    w = max(MIN_WIDTH, min(MAX_WIDTH, int(width)))
+    h = max(MIN_HEIGHT, min(MAX_HEIGHT, int(height)))
+    s = SUPERSAMPLE
+    im = Image.new("RGB", (w * s, h * s), BACKGROUND)
+    draw = ImageDraw.Draw(im)
+    title_size, label_size = 16, 12
+    pad = 12
+    top = pad + (title_size + 10 if title else 0)
+    if title:
+        shown = text.fit(title, title_size * s, True, (w - 2 * pad) * s)
+        text.draw(im, (pad * s, pad * s), shown, TEXT, title_size * s, True)
+    points = [
+        (i + 1, min(1.0, max(0.0, float(v))))
+        for i, v in enumerate(series)
+        if isinstance(v, int | float) and math.isfinite(v)
+    ]
+    if label:
+        y = top + 2
+        draw.line(
+            [((w - pad - 160) * s, (y + 7) * s), ((w - pad - 146) * s, (y + 7) * s)],
+            fill=COLOURS[0],
+            width=3 * s,
+        )
+        text.draw(
+            im,
+            ((w - pad - 141) * s, y * s),
+            text.fit(label, label_size * s, False, 140 * s),
+            TEXT,
+            label_size * s,
+        )
+        top = y + label_size + 12
+    if not points:
+        centre = (w * s / 2, (top + h) * s / 2)
+        text.draw(im, centre, "No moves to show", TEXT_DIM, label_size * 3 // 2 * s, anchor="mm")
+        return _png(im)
+    label_w = text.width("100%", label_size * s) / s
+    left, right = pad + label_w + 8.0, float(w - pad)
+    plot_top, bottom = float(top), float(h - pad - label_size - 8)
+    draw.rectangle([left * s, plot_top * s, right * s, bottom * s], fill=PLOT)
+    n = max(2, len(series))
+
+    def px(x: float) -> float:
+        return (left + (x - 1) / (n - 1) * (right - left)) * s
+
+    def py(v: float) -> float:
+        return (bottom - v * (bottom - plot_top)) * s
+
+    for value in (0.0, 0.25, 0.5, 0.75, 1.0):
+        yy = py(value)
+        if value == 0.5:
+            xx = left * s
+            while xx < right * s:  # dashed: the even line
+                draw.line([(xx, yy), (min(xx + 8 * s, right * s), yy)], fill=BASELINE, width=s)
+                xx += 16 * s
+        else:
+            draw.line([(left * s, yy), (right * s, yy)], fill=GRID, width=s)
+        text.draw(im, ((left - 6) * s, yy), f"{value:.0%}", TEXT_DIM, label_size * s, anchor="rm")
+    for b in breaks:
+        xx = px(b + 0.5)
+        draw.line([(xx, plot_top * s), (xx, bottom * s)], fill=BASELINE, width=s)
+    for tick in nice_ticks(1, n, 6):
+        if 1 <= tick <= n and float(tick).is_integer():
+            text.draw(
+                im,
+                (px(tick), (bottom + 5) * s),
+                str(int(tick)),
+                TEXT_DIM,
+                label_size * s,
+                anchor="ma",
+            )
+    xy = [(px(x), py(v)) for x, v in points]
+    if len(xy) > 1:
+        draw.line(xy, fill=COLOURS[0], width=3 * s, joint="curve")
+    if len(xy) <= MAX_DOTS:
+        for cx, cy in xy:
+            r = 4 * s
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=COLOURS[0])
+    return _png(im)
+
+
+__all__ = ["Point", "nice_ticks", "render_rating_chart", "render_win_chart", "time_ticks"]

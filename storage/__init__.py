@@ -16,6 +16,7 @@ from storage.errors import (
 from storage.models import (
     OVERALL,
     Challenge,
+    ComputerRecord,
     FinishedGame,
     Game,
     GameResult,
@@ -34,6 +35,7 @@ __all__ = [
     "OVERALL",
     "Challenge",
     "ChannelBusyError",
+    "ComputerRecord",
     "ConflictError",
     "Database",
     "FinishedGame",

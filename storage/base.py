@@ -46,6 +46,7 @@ from storage.models import (
     OVERALL,
     Challenge,
     ChallengeStatus,
+    ComputerRecord,
     FinishedGame,
     Game,
     GameResult,
@@ -244,6 +245,7 @@ class Storage(ABC):
         expires_at: float | None = None,
         message_id: int | None = None,
         options: Sequence[str] = (),
+        hints: bool = False,
     ) -> Challenge:
         """Open a challenge in a channel (``opponent_id`` None: anyone may accept).
 
@@ -290,7 +292,7 @@ class Storage(ABC):
                 inserted = await tx.fetchall(
                     "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
                     "variant, match_length, message_id, status, created_at, expires_at, "
-                    "options) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING id",
+                    "options, hints) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -302,6 +304,7 @@ class Storage(ABC):
                         now,
                         expires_at,
                         option_text,
+                        int(bool(hints)),
                     ),
                 )
             except UniqueViolation as exc:
@@ -323,6 +326,7 @@ class Storage(ABC):
             expires_at,
             None,
             options_from_text(option_text),
+            bool(hints),
         )
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
@@ -414,8 +418,14 @@ class Storage(ABC):
         challenge_id: int | None = None,
         board_message_id: int | None = None,
         moves: Sequence[NewMove] = (),
+        ai_level: str | None = None,
+        rated: bool = True,
+        hints: bool = False,
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
+
+        ``ai_level``: seat O is the computer at that level. ``rated`` False keeps the game out
+        of the ratings; ``hints``: both players agreed to allow hints.
 
         With ``challenge_id``, that open challenge of the same channel is marked accepted in the
         same transaction (:class:`ConflictError` if it is not open or has expired).
@@ -434,13 +444,15 @@ class Storage(ABC):
         check_optional_id("challenge_id", challenge_id)
         check_optional_id("board_message_id", board_message_id)
         check_moves(moves)
+        if ai_level is not None:
+            check_text("ai_level", ai_level)
         async with self._write() as tx:
             try:
                 inserted = await tx.fetchall(
                     "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
                     "match_length, status, state_json, version, board_message_id, created_at, "
-                    "last_action_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?) "
-                    "RETURNING id",
+                    "last_action_at, ai_level, rated, hints) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -452,6 +464,9 @@ class Storage(ABC):
                         board_message_id,
                         now,
                         now,
+                        ai_level,
+                        int(bool(rated)),
+                        int(bool(hints)),
                     ),
                 )
             except UniqueViolation as exc:
@@ -487,6 +502,9 @@ class Storage(ABC):
             None,
             0,
             0,
+            ai_level,
+            bool(rated),
+            bool(hints),
         )
 
     async def get_game(self, game_id: int) -> Game | None:
@@ -615,7 +633,8 @@ class Storage(ABC):
     ) -> FinishedGame:
         """Finish an active game at ``expected_version``, all in ONE transaction: the result, the
         final state and ``moves``, and both players' ratings, statistics and rating history in
-        the game's variant and in the overall rating.
+        the game's variant and in the overall rating. An unrated game (against the computer, or
+        with hints) only records its result: no rating, statistics or history rows.
 
         Rating (Glicko-2, one game = one rating period, each side against the other's pre-game
         rating): a tie/draw (0 points, no winner) is 0.5 each; every other kind, including
@@ -660,7 +679,7 @@ class Storage(ABC):
             )
             await _insert_moves(tx, game_id, moves, now)
             changes: list[RatingChange] = []
-            for variant in (game.variant, OVERALL):
+            for variant in (game.variant, OVERALL) if game.rated else ():
                 key_x = (game.guild_id, variant, game.player_x)
                 key_o = (game.guild_id, variant, game.player_o)
                 before = await _load_stats(tx, (key_x, key_o))
@@ -999,6 +1018,24 @@ class Storage(ABC):
         return [RatingPoint(*row) for row in rows]
 
     # ------------------------------------------------------------------ bulk import
+
+    async def computer_record(self, guild_id: int, user_id: int) -> list[ComputerRecord]:
+        """``user_id``'s finished games against each level of the computer (levels played)."""
+        check_id("guild_id", guild_id)
+        check_id("user_id", user_id)
+        rows = await self._fetchall(
+            "SELECT ai_level, COUNT(*), "
+            "SUM(CASE WHEN winner_id = ? THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN winner_id IS NULL THEN 1 ELSE 0 END) "
+            "FROM games WHERE guild_id = ? AND player_x = ? AND status = 'finished' "
+            "AND ai_level IS NOT NULL GROUP BY ai_level ORDER BY ai_level",
+            (user_id, guild_id, user_id),
+        )
+        out = []
+        for level, games, wins, draws in rows:
+            games, wins, draws = int(games), int(wins or 0), int(draws or 0)
+            out.append(ComputerRecord(level, games, wins, games - wins - draws, draws))
+        return out
 
     async def bulk_import_finished_games(
         self, games: Iterable[ImportedGame], *, tau: float = glicko2.DEFAULT_TAU

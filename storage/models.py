@@ -70,6 +70,7 @@ class Challenge:
     expires_at: float
     game_id: int | None  # set when the challenge was accepted
     options: tuple[str, ...] = ()  # rule options for the game (RULES names, sorted)
+    hints: bool = False  # the challenger offers a game with /hint allowed (unrated)
 
     def is_expired(self, now: float) -> bool:
         return self.status == "expired" or (self.status == "open" and self.expires_at <= now)
@@ -97,6 +98,16 @@ class Game:
     points: int | None
     score_x: int
     score_o: int
+    #: The computer's level when seat O is the computer (the bot itself); None: two people.
+    ai_level: str | None = None
+    #: False keeps the game out of the ratings (against the computer, or with hints).
+    rated: bool = True
+    #: Both players agreed to allow /hint.
+    hints: bool = False
+
+    @property
+    def against_computer(self) -> bool:
+        return self.ai_level is not None
 
     @property
     def players(self) -> tuple[int, int]:
@@ -246,6 +257,17 @@ class RatingPoint:
     rating: float
     rd: float
     at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerRecord:
+    """A player's finished games against one level of the computer."""
+
+    level: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
 
 
 @dataclass(frozen=True, slots=True)

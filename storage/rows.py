@@ -28,11 +28,11 @@ class Row(Protocol):
 GAME_COLUMNS = (
     "id, guild_id, channel_id, variant, player_x, player_o, match_length, status, state_json, "
     "version, board_message_id, created_at, last_action_at, reminded_at, finished_at, "
-    "winner_id, result_kind, points, score_x, score_o"
+    "winner_id, result_kind, points, score_x, score_o, ai_level, rated, hints"
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, challenger_id, opponent_id, variant, match_length, message_id, "
-    "status, created_at, expires_at, game_id, options"
+    "status, created_at, expires_at, game_id, options, hints"
 )
 STATS_COLUMNS = (
     "guild_id",
@@ -83,6 +83,9 @@ def game_from_row(row: Row) -> Game:
         points=row["points"],
         score_x=row["score_x"],
         score_o=row["score_o"],
+        ai_level=row["ai_level"],
+        rated=bool(row["rated"]),
+        hints=bool(row["hints"]),
     )
 
 
@@ -105,6 +108,7 @@ def challenge_from_row(row: Row) -> Challenge:
         expires_at=row["expires_at"],
         game_id=row["game_id"],
         options=options_from_text(row["options"]),
+        hints=bool(row["hints"]),
     )
 
 

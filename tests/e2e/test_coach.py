@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 from PIL import Image
@@ -44,3 +45,105 @@ async def test_replay_posts_an_animated_gif_with_a_frame_per_play(
     )
     assert missing.ephemeral and "no game #987654" in (missing.content or "")
     assert fake.errors == []
+
+
+async def test_hint_allowed_against_the_computer_and_refused_otherwise(
+    table: Table, fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    human = fake.add_user("dora")
+    thread = fake.add_channel("practice")
+    started = await (
+        await fake.slash(
+            human, thread, "challenge", opponent=fake.bot_user, variant="classic", level="expert"
+        )
+    ).wait_initial(TIMEOUT)
+    assert not started.ephemeral, started.content
+    game = await bot.db.get_active_game(thread.id)
+    assert game is not None
+    # Wait for the person's turn (the computer may have started).
+    for _ in range(400):
+        game = await bot.db.get_game(game.id)
+        assert game is not None
+        if GameState.from_json(game.state_json).mover == 0:
+            break
+        await asyncio.sleep(0.05)
+    handle = await fake.slash(human, thread, "hint")
+    first = await handle.wait_initial(TIMEOUT)
+    assert first.type == 5 and first.ephemeral  # deferred, only the player sees it
+    (answer,) = await handle.wait_followups(1, timeout=60)
+    state = GameState.from_json(game.state_json)
+    if state.phase == "move" and len(state.legal_plays()) > 1:
+        assert "Best plays" in answer.content and "1. `" in answer.content
+        assert "win " in answer.content
+    else:
+        assert "Cube" in answer.content or "only legal play" in answer.content
+    # A spectator, and the people of an ordinary game, are refused.
+    carol = fake.add_user("carol")
+    spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
+    assert spectator.ephemeral and "Only the players" in (spectator.content or "")
+    await table.challenge("pin")
+    plain = await bot.db.get_active_game(table.channel.id)
+    assert plain is not None and plain.rated and not plain.hints
+    mover = table.alice if GameState.from_json(plain.state_json).mover == 0 else table.bob
+    refused = await (await fake.slash(mover, table.channel, "hint")).wait_initial(TIMEOUT)
+    assert refused.ephemeral and "Hints are off" in (refused.content or "")
+    assert fake.errors == []
+
+
+async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
+    fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    channel = fake.add_channel("lesson")
+    handle = await fake.slash(
+        alice, channel, "challenge", opponent=bob, variant="dutch", hints=True
+    )
+    posted = await handle.wait_initial(TIMEOUT)
+    assert "hints allowed" in (posted.content or "")
+    table = Table(fake, bot.db, channel, alice, bob)
+    msg = await handle.wait_original()
+    accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
+    await (await fake.click(bob, msg, accept)).wait_initial(TIMEOUT)
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None and game.hints and not game.rated
+    state = GameState.from_json(game.state_json)
+    mover = alice if state.mover == 0 else bob
+    hint = await fake.slash(mover, channel, "hint")
+    await hint.wait_initial(TIMEOUT)
+    (answer,) = await hint.wait_followups(1, timeout=60)
+    assert answer.ephemeral and ("Best plays" in answer.content or "only legal" in answer.content)
+    resigned = await (await fake.slash(mover, channel, "resign")).wait_initial(TIMEOUT)
+    assert "Game over" in (resigned.content or "") and "Ratings" not in (resigned.content or "")
+    assert await bot.db.player_stats(fake.guild.id, alice.id) == []
+    del table
+
+
+async def test_review_after_a_game_against_the_computer(
+    fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    from .test_computer import play_against_computer
+
+    human = fake.add_user("erin")
+    channel = fake.add_channel("review")
+    game = await play_against_computer(fake, bot, channel, human, "pin", "beginner")
+    handle = await fake.slash(human, channel, "review", game=game.id)
+    first = await handle.wait_initial(TIMEOUT)
+    assert first.type == 5 and not first.ephemeral
+    (posted,) = await handle.wait_followups(1, timeout=300)
+    embed = posted.embeds[0]
+    assert f"Review of game #{game.id}" in embed["title"]
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert len(fields) == 2
+    for value in fields.values():
+        assert "Decisions:" in value and "error rate" in value and "Luck:" in value
+    chart = posted.attachments[0]
+    assert chart.filename == f"chances-{game.id}.png"
+    image = Image.open(io.BytesIO(chart.data))
+    assert image.format == "PNG" and image.size == (800, 400)
+    # An active game is not reviewed.
+    again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
+    await again.wait_initial(TIMEOUT)
+    active = await bot.db.get_active_game(channel.id)
+    assert active is not None
+    early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
+    assert early.ephemeral and "still being played" in (early.content or "")

@@ -123,7 +123,13 @@ async def test_challenge_refusals(table: Table, fake: FakeDiscord, bot: Backgamm
         return callback.content or ""
 
     assert "yourself" in await refused(opponent=table.alice, variant="classic")
-    assert "Bots" in await refused(opponent=fake.bot_user, variant="classic")
+    # Another bot cannot play (this bot itself is the computer: see test_computer.py).
+    robot = fake.add_user("robot")
+    robot.bot = True
+    assert "Other bots do not play" in await refused(opponent=robot, variant="classic")
+    assert "`level` is for games against the computer" in await refused(
+        opponent=table.bob, variant="classic", level="casual"
+    )
     await table.challenge("dutch")
     assert "already in progress" in await refused(opponent=table.bob, variant="classic")
     # Someone other than the challenged player cannot accept.

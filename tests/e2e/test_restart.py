@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
 from engine.game import ROLL, GameState
-from storage import Database
+from storage import Database, Game
 from tests.fake_discord import FakeDiscord
 
 from .harness import TIMEOUT, BotProcess, Table
+from .test_computer import human_turn
 
 
 async def test_kill_9_mid_game_and_resume(fake: FakeDiscord, tmp_path: Path) -> None:
@@ -55,6 +58,82 @@ async def test_kill_9_mid_game_and_resume(fake: FakeDiscord, tmp_path: Path) -> 
         table.last_board = clicked.original
         final = await table.play_out()
         assert "Game over" in (final.callback.content or "")  # type: ignore[union-attr]
+    finally:
+        process.stop()
+        await db.close()
+
+
+async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The bot dies while the computer thinks; the new process plays that turn exactly once."""
+    db_path = tmp_path / "bot.sqlite3"
+    process = BotProcess(fake, db_path, seed=11)
+    await process.start()
+    db = await Database.open(db_path)
+    human = fake.add_user("alice")
+    channel = fake.general
+    try:
+        handle = await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="expert"
+        )
+        assert not (await handle.wait_initial(TIMEOUT)).ephemeral
+        game = await db.get_active_game(channel.id)
+        assert game is not None
+        killed_at: Game | None = None
+        for _ in range(60):
+            game = await db.get_game(game.id)
+            assert game is not None and game.status == "active"
+            state = GameState.from_json(game.state_json)
+            if state.mover == 1:  # the computer is thinking: wait for its move
+                for _ in range(600):
+                    fresh = await db.get_game(game.id)
+                    assert fresh is not None
+                    if fresh.version != game.version:
+                        break
+                    await asyncio.sleep(0.05)
+                continue
+            await human_turn(fake, channel, human, state)
+            after = await db.get_game(game.id)
+            assert after is not None
+            if after.status == "active" and GameState.from_json(after.state_json).mover == 1:
+                process.kill()  # SIGKILL while the computer thinks about its answer
+                killed_at = await db.get_game(game.id)
+                assert killed_at is not None
+                if GameState.from_json(killed_at.state_json).mover == 1:
+                    break  # its turn was not committed before the kill
+                await process.start()  # it was quicker than the kill: try the next turn
+                killed_at = None
+        assert killed_at is not None, "never caught the computer thinking"
+        before = GameState.from_json(killed_at.state_json)
+        posted_before = len(fake.messages_in(channel))
+
+        await process.start()
+        # The new process plays the pending turn (after its roll, if it rolled) exactly once.
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            now = await db.get_game(killed_at.id)
+            assert now is not None
+            state = GameState.from_json(now.state_json)
+            if now.status != "active" or state.mover == 0:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the computer's turn was not resumed after the restart")
+        new_lines = state.record[len(before.record) :]
+        mine = "Computer (expert) "
+        plays = [line for line in new_lines if line.startswith(mine) and ": " in line]
+        cube = [line for line in new_lines if "doubles" in line]
+        assert len(plays) + len(cube) == 1, new_lines  # one decision, not two
+        assert state.record[: len(before.record)] == before.record
+        await asyncio.sleep(0.5)  # nothing more happens: no second play
+        again = await db.get_game(killed_at.id)
+        assert again is not None and again.version == now.version
+        # Its board was posted in the channel, like any turn.
+        assert any(
+            m.author.id == fake.bot_user.id and m.attachments
+            for m in fake.messages_in(channel)[posted_before:]
+        )
     finally:
         process.stop()
         await db.close()

@@ -171,3 +171,15 @@ def test_time_ticks_are_round_utc_times() -> None:
 def test_any_input_gives_a_png(series: dict[str, list[tuple[float, float]]], title: str) -> None:
     im = decode(render_rating_chart(series, title=title, width=320, height=200))
     assert im.size == (320, 200)
+
+
+def test_win_chart_is_a_png_and_survives_bad_values() -> None:
+    from render.chart import render_win_chart
+
+    png = render_win_chart(
+        [0.5, 0.62, float("nan"), 0.9, 1.7, -1.0], title="t", label="A", breaks=[2]
+    )
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG" and image.size == (800, 400)
+    empty = Image.open(io.BytesIO(render_win_chart([])))
+    assert empty.size == (800, 400)

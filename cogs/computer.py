@@ -1,0 +1,264 @@
+"""The computer as an opponent: it takes its turns in games against it, in any channel.
+
+A game against the computer has the bot's own user as its second player (seat O) and a level
+(``Game.ai_level``). Whenever that seat must act (roll or double, take or pass, move), a task of
+this module asks the ai/ worker pool what to do, shows the channel that the bot is typing
+meanwhile, applies the decision through the GameTable (committed with the optimistic version
+check, so a decision is applied at most once) and posts the board like after a person's turn.
+Nothing of the thinking runs on the event loop.
+
+After a restart (even SIGKILL), :meth:`ComputerTurns.resume` finds the games waiting for the
+computer and plays their turns: the stored state is the only truth, and a turn that was not
+committed before the crash simply happens now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from ai.pool import AIPool, DecisionTimeout, PoolError
+from ai.types import LEVELS, STRONGEST, MatchContext
+from cogs.table import Action, GameTable, Outcome
+from engine.errors import EngineError
+from engine.game import DOUBLE, MOVE, ROLL, GameState
+from storage import ConflictError, Game
+
+log = logging.getLogger(__name__)
+
+#: The computer always plays the second seat (the challenger is the first).
+COMPUTER_SEAT = 1
+#: Seconds the worker may think about one play (the reply then takes ~0.1 s more).
+THINK_SECONDS = 1.2
+#: Attempts at one decision when the pool fails (busy, a crashed worker) before falling back.
+ATTEMPTS = 3
+#: The level asked after a decision overran its time (1-ply: answers at once).
+QUICK_LEVEL = "intermediate"
+#: Bounds one task's run of consecutive computer decisions (roll, move; forced plays are
+#: played by the table itself).
+MAX_STEPS = 50
+
+LEVEL_ABOUT: dict[str, str] = {
+    "beginner": "makes plenty of mistakes; a first opponent",
+    "casual": "plays sensibly but misjudges close plays",
+    "intermediate": "rarely blunders",
+    "strong": "plays the evaluation's best play",
+    "expert": "the strongest: looks a roll ahead (backgammon: the neural network at its deepest)",
+}
+assert tuple(LEVEL_ABOUT) == LEVELS
+
+Poster = Callable[[Game, Outcome, str], Awaitable[None]]
+
+
+def computer_name(level: str) -> str:
+    return f"Computer ({level})"
+
+
+def match_context(state: GameState, seat: int) -> MatchContext:
+    """The match situation seen by ``seat`` (cube owner relative to it)."""
+    owner = -1 if state.cube_owner is None else (0 if state.cube_owner == seat else 1)
+    return MatchContext(
+        length=state.match_length if state.match_length > 1 else 0,
+        score_mover=state.score[seat],
+        score_opponent=state.score[1 - seat],
+        crawford=state.crawford,
+        cube=state.cube,
+        cube_owner=owner,
+    )
+
+
+#: Niceness of the worker processes above the bot's: the bot's own work (every player's
+#: replies) comes first on a small machine; the computer's thinking takes the time left.
+WORKER_NICENESS = 3
+
+
+def lower_worker_priority(pool: AIPool) -> None:
+    """Renice the pool's workers (again after one was replaced); best effort."""
+    target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+    for pid in pool.worker_pids():
+        with contextlib.suppress(OSError):
+            if os.getpriority(os.PRIO_PROCESS, pid) < target:
+                os.setpriority(os.PRIO_PROCESS, pid, target)
+
+
+def computer_to_act(game: Game, state: GameState) -> bool:
+    return game.against_computer and not state.is_over and state.mover == COMPUTER_SEAT
+
+
+class ComputerTurns:
+    """Runs the computer's turns: at most one task per game, in any number of channels."""
+
+    def __init__(self, bot: commands.Bot, table: GameTable, pool: AIPool, post: Poster) -> None:
+        self.bot = bot
+        self.table = table
+        self.db = table.db
+        self.pool = pool
+        self.post = post
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+
+    @property
+    def user_id(self) -> int:
+        assert self.bot.user is not None
+        return self.bot.user.id
+
+    def busy(self, game_id: int) -> bool:
+        task = self._tasks.get(game_id)
+        return task is not None and not task.done()
+
+    def schedule(self, game: Game) -> None:
+        """Let the computer act in ``game`` if it is its turn (no-op when already running)."""
+        if not game.against_computer or self.busy(game.id):
+            return
+        task = asyncio.create_task(self._run(game.id), name=f"computer-turn-{game.id}")
+        self._tasks[game.id] = task
+        task.add_done_callback(lambda t, gid=game.id: self._done(gid, t))
+
+    def _done(self, game_id: int, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(game_id) is task:
+            del self._tasks[game_id]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("computer turn in game %s failed", game_id, exc_info=task.exception())
+
+    async def resume(self) -> int:
+        """Schedule every active game waiting for the computer; returns how many."""
+        count = 0
+        for game in await self.db.list_active_games():
+            if game.against_computer and not self.busy(game.id):
+                try:
+                    state = self.table.state_of(game)
+                except Exception:
+                    log.warning("game %s has an unreadable state", game.id)
+                    continue
+                if computer_to_act(game, state):
+                    self.schedule(game)
+                    count += 1
+        return count
+
+    async def close(self) -> None:
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def _run(self, game_id: int) -> None:
+        for _ in range(MAX_STEPS):
+            game = await self.db.get_game(game_id)
+            if game is None or not game.is_active:
+                return
+            state = self.table.state_of(game)
+            if not computer_to_act(game, state):
+                return
+            async with self._typing(game.channel_id):
+                decided = await self._decide(game, state)
+            async with self.table.lock(game.channel_id):
+                fresh = await self.db.get_game(game_id)
+                if fresh is None or not fresh.is_active or fresh.version != game.version:
+                    continue  # the person acted meanwhile (resigned, aborted): look again
+                try:
+                    outcome = await self.table.act(
+                        fresh, self.user_id, decided[0], decided[1], decided[2]
+                    )
+                except ConflictError:
+                    continue
+                except EngineError:
+                    log.exception("the computer's decision in game %s was refused", game_id)
+                    return
+            await self.post(outcome.game, outcome, outcome.action_line or decided[3])
+
+    @contextlib.asynccontextmanager
+    async def _typing(self, channel_id: int) -> Any:
+        """ "Bot is typing..." in the channel while the computer thinks (best effort)."""
+        channel = self.bot.get_channel(channel_id)
+        if isinstance(channel, discord.abc.Messageable):
+            try:
+                async with channel.typing():
+                    yield
+                return
+            except discord.HTTPException:
+                pass  # only the indicator failed; the decision goes on
+        yield
+
+    async def _decide(self, game: Game, state: GameState) -> tuple[Action, str, str, str]:
+        """(action, history kind, history text, header) of the computer's next decision."""
+        lower_worker_priority(self.pool)
+        seat = COMPUTER_SEAT
+        pos = state.position_for(seat)
+        match = match_context(state, seat)
+        rng = self.table.rng
+        name = state.players[seat]
+        if state.phase == DOUBLE:
+
+            async def take(level: str) -> Any:
+                return await self.pool.take(pos, match, level=level, time_limit=THINK_SECONDS)
+
+            if await self._ask(game, take, fallback=True):
+                return (lambda s, st: s.take(st, rng)), "take", "", f"{name} takes."
+            return (lambda s, st: s.drop(st)), "pass", "", f"{name} passes."
+        if state.phase == ROLL:
+
+            async def cube(level: str) -> Any:
+                return await self.pool.cube(pos, match, level=level, time_limit=THINK_SECONDS)
+
+            action = await self._ask(game, cube, fallback=None)
+            if action is not None and action.double and state.can_double(seat):
+                return (lambda s, st: s.double(st)), "double", "", f"{name} doubles."
+            return (lambda s, st: s.roll(st, rng)), "roll", "", f"{name} rolls."
+        assert state.phase == MOVE
+        dice = state.current_dice()
+        assert dice is not None
+        # Reproducible under DICE_SEED: the level's noise depends on the game and its version.
+        seed = random.Random(f"{game.id}:{game.version}").getrandbits(32)
+
+        async def choose(level: str) -> Any:
+            return await self.pool.choose(
+                state.rules,
+                pos,
+                dice,
+                level=level,
+                match=match,
+                time_limit=THINK_SECONDS,
+                seed=seed,
+            )
+
+        play = await self._ask(game, choose, fallback=None)
+        text = play.text if play is not None else await self._fallback_play(state)
+        return (lambda s, st: s.play(st, text or "pass", rng)), "play", text, f"{name}: {text}"
+
+    async def _ask(
+        self, game: Game, question: Callable[[str], Awaitable[Any]], fallback: Any
+    ) -> Any:
+        """The pool's answer at the game's level; after an overrun, at a quicker level (a
+        loaded machine); when the pool keeps failing, ``fallback``."""
+        level = game.ai_level or STRONGEST
+        for attempt in range(ATTEMPTS):
+            try:
+                return await question(level)
+            except DecisionTimeout as exc:
+                log.warning("computer decision overran in game %s: %s", game.id, exc)
+                level = QUICK_LEVEL
+            except PoolError as exc:
+                log.warning("computer decision failed in game %s: %s", game.id, exc)
+                await asyncio.sleep(0.5 * (attempt + 1))
+        return fallback
+
+    async def _fallback_play(self, state: GameState) -> str:
+        """The pool is down: a plain pip-count play (off the event loop), so the game goes
+        on rather than hangs."""
+        from ai.players import pip_greedy_play
+
+        dice = state.current_dice()
+        assert dice is not None
+        pos = state.position_for(COMPUTER_SEAT)
+        loop = asyncio.get_running_loop()
+        play = await loop.run_in_executor(None, pip_greedy_play, state.rules, pos, dice)
+        return play.text

@@ -1,0 +1,192 @@
+"""End to end: games against the computer through the fake Discord (the test plays the person)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bot import BackgammonBot
+from engine import VARIANTS
+from engine.game import DOUBLE, MOVE, ROLL, GameState
+from storage import Game
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeChannel, FakeUser
+
+from .harness import TIMEOUT, best_play
+
+COMPUTER_TURN_TIMEOUT = 60.0
+
+
+async def computer_moved(bot: BackgammonBot, game: Game) -> Game | None:
+    """Wait until the computer's turn is committed; the game (None once it is over)."""
+    end = time.monotonic() + COMPUTER_TURN_TIMEOUT
+    while time.monotonic() < end:
+        fresh = await bot.db.get_game(game.id)
+        assert fresh is not None
+        if fresh.status != "active":
+            return None
+        if fresh.version != game.version:
+            return fresh
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the computer did not play in game {game.id}")
+
+
+async def human_turn(
+    fake: FakeDiscord, channel: FakeChannel, human: FakeUser, state: GameState
+) -> None:
+    if state.phase == ROLL:
+        handle = await fake.slash(human, channel, "roll")
+    elif state.phase == DOUBLE:
+        handle = await fake.slash(human, channel, "take")
+    else:
+        assert state.phase == MOVE
+        ac = await fake.autocomplete(human, channel, "move", "play", play="")
+        offered = [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)]
+        handle = await fake.slash(human, channel, "move", play=best_play(state, offered))
+    callback = await handle.wait_initial(TIMEOUT)
+    assert not callback.ephemeral, callback.content
+
+
+async def play_against_computer(
+    fake: FakeDiscord,
+    bot: BackgammonBot,
+    channel: FakeChannel,
+    human: FakeUser,
+    variant: str,
+    level: str,
+    length: int = 1,
+    max_turns: int = 2000,
+) -> Game:
+    handle = await fake.slash(
+        human,
+        channel,
+        "challenge",
+        opponent=fake.bot_user,
+        variant=variant,
+        level=level,
+        length=length,
+    )
+    started = await handle.wait_initial(TIMEOUT)
+    assert not started.ephemeral, started.content
+    assert "Computer" in (started.content or "")
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None and game.ai_level == level and not game.rated
+    first = game
+    for _ in range(max_turns):
+        fresh = await bot.db.get_game(first.id)
+        assert fresh is not None
+        if fresh.status != "active":
+            return fresh
+        state = GameState.from_json(fresh.state_json)
+        if state.mover == 1:
+            await computer_moved(bot, fresh)
+        else:
+            await human_turn(fake, channel, human, state)
+    raise AssertionError("the game against the computer did not end")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_full_game_against_the_computer(
+    fake: FakeDiscord, bot: BackgammonBot, variant: str
+) -> None:
+    human = fake.add_user("alice")
+    channel = fake.general
+    typing_before = fake.typing_count
+    game = await play_against_computer(fake, bot, channel, human, variant, "casual")
+    assert game.status == "finished" and game.result_kind is not None
+    assert game.player_o == fake.bot_user.id
+    # The computer's turns were posted in the channel like a person's, with the board.
+    posted = [
+        m
+        for m in fake.messages_in(channel)
+        if m.author.id == fake.bot_user.id and m.webhook_id is None and m.attachments
+    ]
+    state = GameState.from_json(game.state_json)
+    computer_plays = [line for line in state.record if line.startswith("Computer (casual) ")]
+    assert posted and computer_plays
+    assert fake.typing_count > typing_before  # "typing..." while it thought
+    # Not rated; the record against the level counts it.
+    assert await bot.db.player_stats(fake.guild.id, human.id) == []
+    (record,) = await bot.db.computer_record(fake.guild.id, human.id)
+    assert record.level == "casual" and record.games == 1
+    assert fake.errors == [] and fake.unknown_routes == []
+
+
+async def test_several_games_against_the_computer_at_once(
+    fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    """Each player practises in a thread of their own; all games go on at the same time."""
+
+    async def practise(i: int) -> tuple[int, int]:
+        human = fake.add_user(f"p{i}")
+        thread = fake.add_channel(f"practice-{i}")
+        started = await (
+            await fake.slash(
+                human, thread, "challenge", opponent=fake.bot_user, variant="dutch", level="strong"
+            )
+        ).wait_initial(TIMEOUT)
+        assert not started.ephemeral, started.content
+        game = await bot.db.get_active_game(thread.id)
+        assert game is not None
+        turns = 0
+        while turns < 4:
+            fresh = await bot.db.get_game(game.id)
+            assert fresh is not None
+            if fresh.status != "active":
+                break
+            state = GameState.from_json(fresh.state_json)
+            if state.mover == 1:
+                await computer_moved(bot, fresh)
+                continue
+            await human_turn(fake, thread, human, state)
+            turns += 1
+        done = await bot.db.get_game(game.id)
+        assert done is not None
+        return game.id, done.version
+
+    results = await asyncio.gather(*(practise(i) for i in range(3)))
+    assert len({game_id for game_id, _ in results}) == 3
+    assert all(version >= 4 for _, version in results)  # both sides moved in every game
+    assert fake.errors == []
+
+
+async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonBot) -> None:
+    human = fake.add_user("gus")
+    channel = fake.add_channel("cube")
+    started = await (
+        await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="strong"
+        )
+    ).wait_initial(TIMEOUT)
+    assert not started.ephemeral
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None
+    for _ in range(200):
+        fresh = await bot.db.get_game(game.id)
+        assert fresh is not None and fresh.status == "active"
+        state = GameState.from_json(fresh.state_json)
+        if state.mover == 1:
+            await computer_moved(bot, fresh)
+            continue
+        if state.phase == ROLL and state.can_double(0):
+            break
+        await human_turn(fake, channel, human, state)
+    else:
+        raise AssertionError("the person never had the cube")
+    doubled = await (await fake.slash(human, channel, "double")).wait_initial(TIMEOUT)
+    assert not doubled.ephemeral, doubled.content
+    answered = await computer_moved(bot, fresh)  # the double itself is one version
+    if answered is not None:
+        answered = await computer_moved(bot, answered)  # then the computer's answer
+    final = await bot.db.get_game(game.id)
+    assert final is not None
+    after = GameState.from_json(final.state_json)
+    lines = after.record[len(state.record) :]
+    assert lines[0] == "gus doubles 2"
+    assert lines[1] in ("Computer (strong) takes", "Computer (strong) passes")
+    if lines[1].endswith("takes"):
+        assert after.cube == 2 and after.cube_owner == 1
+    else:
+        assert final.status == "finished" and final.winner_id == human.id

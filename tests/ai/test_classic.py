@@ -201,3 +201,19 @@ def test_crawford_and_cube_ownership_forbid_doubling() -> None:
     post = MatchContext(length=5, score_mover=0, score_opponent=4, crawford=False)
     assert may_double(post) and cube_action(CLASSIC.initial_position(), post).double
     assert may_double(MatchContext(cube=2, cube_owner=0))
+
+
+def test_a_board_bgsage_offers_against_the_rules_is_never_played() -> None:
+    """Last checker on the 2 with 5-1 and an O blot on the 1: both dice can be played
+    (2/1*/off), so the one-die bear-off 2/off is illegal (RULES §2.5); bgsage lists both."""
+    pos, dice = parse_position(
+        "classic | 24:O6 23:O1 22:O3 21:O1 18:O1 13:O1 9:O1 2:X1 1:O1 "
+        "| bar 0/0 | res 0/0 | off 14/0 | 51"
+    )
+    assert isinstance(dice, Roll)
+    legal = legal_plays(pos, dice, CLASSIC)
+    assert [p.text for p in legal] == ["2/1*/off"]
+    assert len(set(bgsage_results(pos, dice)) - {p.after for p in legal}) == 1
+    for level in LEVELS:
+        ranked = rank_classic(pos, dice, level=level, rng=random.Random(0))
+        assert [r.play.text for r in ranked] == ["2/1*/off"]

@@ -49,8 +49,8 @@ class ClassicLevel:
 CLASSIC_LEVELS: dict[str, ClassicLevel] = {
     "beginner": ClassicLevel(plies=1, noise=0.40),
     "casual": ClassicLevel(plies=1, noise=0.18),
-    "intermediate": ClassicLevel(plies=1, noise=0.07),
-    "strong": ClassicLevel(plies=2),
+    "intermediate": ClassicLevel(plies=1, noise=0.10),
+    "strong": ClassicLevel(plies=1, noise=0.06),
     "expert": ClassicLevel(plies=3),
 }
 assert tuple(CLASSIC_LEVELS) == LEVELS

@@ -135,6 +135,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--budget", type=float, default=1.0, help="deadline per decision (s)")
     parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--skip-ladder", action="store_true")
+    parser.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="STRONGER:WEAKER",
+        help="play only these pairs (--games games each); repeatable",
+    )
     args = parser.parse_args(argv)
     if args.smoke:
         args.positions, args.games, args.strong_games, args.budget = 4, 2, 1, 0.1
@@ -143,7 +150,12 @@ def main(argv: list[str]) -> int:
     print(f"bgsage networks loaded in {time.monotonic() - t:.2f} s")
     if not args.skip_timing:
         timings(args.positions, args.budget)
-    if not args.skip_ladder:
+    if args.pair:
+        chosen = [tuple(p.split(":", 1)) for p in args.pair]
+        if any(len(p) != 2 or not set(p) <= set(LEVELS) for p in chosen):
+            parser.error(f"--pair takes two levels of {', '.join(LEVELS)}")
+        ladder(args.games, args.budget, [(a, b) for a, b in chosen])
+    elif not args.skip_ladder:
         pairs = list(zip(LEVELS[1:], LEVELS[:-1], strict=True))
         ladder(args.games, args.budget, pairs[:3])
         ladder(args.strong_games, args.budget, pairs[3:])

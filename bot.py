@@ -377,6 +377,9 @@ class BackgammonBot(commands.Bot):
         pool = getattr(self, "ai_pool", None)
         if pool is not None:
             await pool.close()
+        table = getattr(self, "table", None)
+        if table is not None:
+            table.close()
         db = getattr(self, "db", None)
         if db is not None:
             await db.close()

@@ -248,7 +248,7 @@ class Games(commands.Cog):
 
     async def _board_message(self, outcome: Outcome, header: str) -> dict[str, Any]:
         state = outcome.state
-        png = await self.table.render(state)
+        png = await self.table.render(state, elsewhere=outcome.game.against_computer)
         lines = [header] if header else []
         lines.extend(outcome.events)
         if outcome.finished is not None:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import random
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -76,6 +79,7 @@ class GameTable:
         self.clock = clock
         self._locks: dict[int, asyncio.Lock] = {}
         self._legal: OrderedDict[tuple[int, int], list[str]] = OrderedDict()
+        self._renderer: ProcessPoolExecutor | None = None
 
     def lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -201,11 +205,32 @@ class GameTable:
         outcome.finished = finished
         return outcome
 
-    async def render(self, state: GameState) -> bytes:
-        """The board picture, rendered off the event loop."""
+    async def render(self, state: GameState, *, elsewhere: bool = False) -> bytes:
+        """The board picture, rendered off the event loop.
+
+        ``elsewhere``: in a separate, lower-priority process (boards of games against the
+        computer), so that those games do not slow the replies of games between people.
+        """
         scene = scene_for_game(state, state.players)
         loop = asyncio.get_running_loop()
+        if elsewhere:
+            return await loop.run_in_executor(self._side_renderer(), render_board, scene)
         return await loop.run_in_executor(None, partial(render_board, scene))
+
+    def _side_renderer(self) -> ProcessPoolExecutor:
+        if self._renderer is None:
+            self._renderer = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=os.nice,
+                initargs=(3,),
+            )
+        return self._renderer
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.shutdown(wait=False, cancel_futures=True)
+            self._renderer = None
 
 
 def _last_text(new: GameState, old: GameState) -> str:

@@ -26,10 +26,16 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 COPY . .
 
-ENV DATABASE_PATH=/data/backgammon.sqlite3
+ENV DATABASE_PATH=/data/backgammon.sqlite3 \
+    HEALTH_FILE=/tmp/backgammon-health
 # Declared after the chown so a new named volume starts out owned by the bot user.
 VOLUME /data
 
 USER bot
+
+# Healthy while the bot keeps touching HEALTH_FILE, which it does only while its gateway
+# connection to Discord is up (every 15 s); start-up may take up to STARTUP_TIMEOUT.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=90s --retries=2 \
+    CMD ["python", "health.py", "/tmp/backgammon-health", "60"]
 
 CMD ["python", "bot.py"]

@@ -24,6 +24,7 @@ from discord import app_commands
 from discord.ext import commands
 from dotenv import load_dotenv
 
+import health
 import render
 from ai.pool import AIPool
 from cogs.computer import lower_worker_priority
@@ -46,6 +47,12 @@ LOG_FORMAT = "%(asctime)s %(levelname)-8s %(name)s: %(message)s"
 
 # Exit status for configuration problems (same convention as command-line usage errors).
 EXIT_CONFIG_ERROR = 2
+# Seconds from start-up until the gateway must be READY; a login that connects but never gets an
+# answer would otherwise hang forever. STARTUP_TIMEOUT overrides it.
+DEFAULT_STARTUP_TIMEOUT = 60.0
+MAX_STARTUP_TIMEOUT = 3600.0
+# While the gateway is connected, the bot touches HEALTH_FILE this often (see health.py).
+HEALTH_INTERVAL = 15.0
 
 _API_PATH = re.compile(r"/api/v\d+$")
 #: Seconds between two IDENTIFYs of one rate-limit bucket (shard id % max_concurrency): Discord
@@ -86,6 +93,10 @@ class Config:
         if self.database_url is None:
             return str(self.database_path)
         return redact_url(self.database_url)
+
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    #: File touched while the gateway is connected (a container HEALTHCHECK reads its age).
+    health_file: Path | None = None
 
 
 def _optional(environ: Mapping[str, str], name: str) -> str | None:
@@ -245,6 +256,21 @@ def load_config(environ: Mapping[str, str]) -> Config:
         dice_seed = int(raw_seed)
 
     shards = _check_shards(_optional(environ, "SHARD_COUNT"), _optional(environ, "SHARD_IDS"))
+    startup_timeout = DEFAULT_STARTUP_TIMEOUT
+    raw_timeout = _optional(environ, "STARTUP_TIMEOUT")
+    if raw_timeout is not None:
+        try:
+            startup_timeout = float(raw_timeout)
+        except ValueError:
+            startup_timeout = -1.0
+        if not 1.0 <= startup_timeout <= MAX_STARTUP_TIMEOUT:
+            raise ConfigError(
+                f"STARTUP_TIMEOUT {raw_timeout!r} is invalid: expected seconds from 1 to "
+                f"{MAX_STARTUP_TIMEOUT:.0f}"
+            )
+
+    raw_health = _optional(environ, "HEALTH_FILE")
+    health_file = Path(raw_health) if raw_health is not None else None
 
     return Config(
         token=token,
@@ -256,7 +282,52 @@ def load_config(environ: Mapping[str, str]) -> Config:
         dice_seed=dice_seed,
         database_url=database_url,
         shards=shards,
+        startup_timeout=startup_timeout,
+        health_file=health_file,
     )
+
+
+# Secrets that must never reach a log: the bot token (known), Discord bot tokens in general,
+# and interaction tokens (each can post as the bot for 15 minutes), which discord.py logs at
+# DEBUG inside gateway payloads and in webhook URLs.
+_TOKEN_PATTERNS = (
+    # "token": "..." in a JSON or Python-repr payload.
+    (re.compile(r"""(["']token["']\s*:\s*["'])[^"']+"""), r"\1[redacted]"),
+    # /webhooks/{application}/{token}, /interactions/{id}/{token}/callback.
+    (re.compile(r"(/(?:webhooks|interactions)/\d+/)[^/\s'\"?]+"), r"\1[redacted]"),
+    # Authorization: Bot <token>.
+    (re.compile(r"(\bBot\s+)[\w.-]{20,}"), r"\1[redacted]"),
+    # Anything shaped like a bot token: base64 id . timestamp . HMAC.
+    (re.compile(r"\b[\w-]{23,28}\.[\w-]{6,7}\.[\w-]{27,}"), "[redacted]"),
+)
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with every known secret and anything shaped like a Discord token removed."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    for pattern, replacement in _TOKEN_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class RedactingFormatter(logging.Formatter):
+    """Redacts the whole formatted record (message, arguments, traceback)."""
+
+    def __init__(self, fmt: str, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(fmt)
+        self.secrets = secrets
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record), self.secrets)
+
+
+def setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
+    """Log to stderr at ``level``, every record redacted (also discord.py's own)."""
+    logging.basicConfig(level=level, format=LOG_FORMAT)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(RedactingFormatter(LOG_FORMAT, secrets))
 
 
 def apply_endpoints(config: Config) -> None:
@@ -345,6 +416,36 @@ class BackgammonBot(commands.Bot):
         syncs them, not every shard process at every start."""
         shards = self.config.shards
         return shards is None or 0 in shards.ids
+        self._gateway_up = False
+        self._health_task: asyncio.Task[None] | None = None
+
+    async def on_connect(self) -> None:
+        self._gateway_up = True
+
+    async def on_ready(self) -> None:
+        self._gateway_up = True
+        self._touch_health()
+
+    async def on_resumed(self) -> None:
+        self._gateway_up = True
+        self._touch_health()
+
+    async def on_disconnect(self) -> None:
+        self._gateway_up = False
+
+    def _touch_health(self) -> None:
+        path = self.config.health_file
+        if path is not None and self._gateway_up and self.is_ready() and not self.is_closed():
+            try:
+                health.touch(path)
+            except OSError as exc:
+                log.warning("cannot write HEALTH_FILE %s: %s", path, exc)
+
+    async def _report_health(self) -> None:
+        """Touch the health file while the gateway is connected; its age tells a HEALTHCHECK."""
+        while True:
+            self._touch_health()
+            await asyncio.sleep(HEALTH_INTERVAL)
 
     async def setup_hook(self) -> None:
         await self.open_resources()
@@ -355,6 +456,8 @@ class BackgammonBot(commands.Bot):
             await self.sync_commands()
         else:
             log.info("not syncing commands: the process running shard 0 does")
+        if self.config.health_file is not None:
+            self._health_task = asyncio.create_task(self._report_health())
 
     async def open_resources(self) -> None:
         """Open the database and the game table before the extensions that use them load."""
@@ -373,6 +476,10 @@ class BackgammonBot(commands.Bot):
         await asyncio.get_running_loop().run_in_executor(None, render.warm_up)
 
     async def close(self) -> None:
+        if self._health_task is not None:
+            self._health_task.cancel()
+        if self.config.health_file is not None:
+            health.clear(self.config.health_file)
         await super().close()
         pool = getattr(self, "ai_pool", None)
         if pool is not None:
@@ -444,10 +551,28 @@ def bot_class(config: Config) -> type[BackgammonBot]:
     return ShardedBackgammonBot if config.shards is not None else BackgammonBot
 
 
+class StartupTimeout(Exception):
+    """Discord did not complete the login and gateway handshake in time."""
+
+
 async def _run(config: Config) -> None:
     apply_endpoints(config)
     async with bot_class(config)(config) as bot:
-        await bot.start(config.token)
+        runner = asyncio.create_task(bot.start(config.token))
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {runner, ready}, timeout=config.startup_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if not done:  # connected (or not) but no answer: do not hang forever
+            ready.cancel()
+            runner.cancel()
+            await asyncio.gather(runner, ready, return_exceptions=True)
+            raise StartupTimeout(
+                f"no answer from Discord within {config.startup_timeout:g} s of starting "
+                "(check the network, DISCORD_API_BASE and DISCORD_GATEWAY_URL)"
+            )
+        ready.cancel()
+        await runner  # runs until the bot stops; re-raises a login failure
 
 
 def main() -> int:
@@ -463,9 +588,12 @@ def main() -> int:
         except OSError as exc:
             return _fail(f"cannot create the directory for DATABASE_PATH: {exc}")
 
-    logging.basicConfig(level=config.log_level, format=LOG_FORMAT)
+    setup_logging(config.log_level, (config.token,))
     try:
         asyncio.run(_run(config))
+    except StartupTimeout as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except discord.LoginFailure:
         return _fail("Discord rejected DISCORD_TOKEN (check the bot token in .env)")
     except StorageError as exc:

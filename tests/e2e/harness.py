@@ -73,6 +73,8 @@ class BotProcess:
     seed: int = 1
     proc: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    log_level: str = "INFO"
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     async def start(self) -> None:
         since = self.fake.readiness_marker()
@@ -81,7 +83,8 @@ class BotProcess:
             **self.fake.env(),
             "DATABASE_PATH": str(self.db_path),
             "DICE_SEED": str(self.seed),
-            "LOG_LEVEL": "INFO",
+            "LOG_LEVEL": self.log_level,
+            **self.extra_env,
         }
         self.log_path = self.db_path.with_suffix(".log")
         log = self.log_path.open("ab")

@@ -30,7 +30,7 @@ from ai.pool import AIPool
 from cogs.computer import lower_worker_priority
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
-from storage import Shards, Storage, StorageError, open_storage
+from storage import DatabaseGoneError, Shards, Storage, StorageError, open_storage
 from storage.postgres import is_postgres_url
 
 log = logging.getLogger("backgammon")
@@ -335,6 +335,13 @@ def apply_endpoints(config: Config) -> None:
     apply_endpoint_overrides(config.api_base, config.gateway_url)
 
 
+DATABASE_GONE_REPLY = (
+    "The bot cannot record anything right now: its database file was removed or replaced "
+    "while it was running. Nothing was changed. The bot's operator has to restore the file "
+    "and restart it."
+)
+
+
 class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
     """The single place where errors escaping slash commands end up."""
 
@@ -357,6 +364,11 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
 
         Slash commands reach this through ``on_error``; button callbacks call it directly.
         """
+        if isinstance(error, DatabaseGoneError):
+            # Logged CRITICAL once by the storage; nothing was recorded, and retrying is futile.
+            log.error("refused %s in channel %s: %s", where, interaction.channel_id, error)
+            await self._tell_user(interaction, DATABASE_GONE_REPLY)
+            return
         log.error(
             "unexpected error in %s (user %s, channel %s, guild %s)",
             where,

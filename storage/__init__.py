@@ -9,6 +9,7 @@ from storage.database import Database
 from storage.errors import (
     ChannelBusyError,
     ConflictError,
+    DatabaseGoneError,
     InvalidInputError,
     SchemaTooNewError,
     StorageError,
@@ -38,6 +39,7 @@ __all__ = [
     "ComputerRecord",
     "ConflictError",
     "Database",
+    "DatabaseGoneError",
     "FinishedGame",
     "Game",
     "GameResult",

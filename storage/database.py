@@ -10,6 +10,8 @@ version check, a rating read) cannot be overtaken by another connection to the s
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -19,12 +21,22 @@ from typing import Any
 import aiosqlite
 
 from storage.base import Storage, Tx, UniqueViolation
-from storage.errors import InvalidInputError, SchemaTooNewError, StorageError
+from storage.errors import DatabaseGoneError, InvalidInputError, SchemaTooNewError, StorageError
 from storage.rows import Row
 from storage.schema import MIGRATIONS_DIR, Migration, load_migrations
 
 #: Longest a writer waits for another connection's write lock before failing.
 BUSY_TIMEOUT_MS = 5000
+
+log = logging.getLogger(__name__)
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file's (device, inode); None for an in-memory database."""
+    if path == ":memory:" or path.startswith("file:"):
+        return None
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
 
 
 class _SqliteTx:
@@ -69,6 +81,10 @@ class Database(Storage):
         self._lock = asyncio.Lock()
         self.path = path
         self.schema_version = schema_version
+        # The open connection keeps writing to this inode even after the file is deleted or
+        # replaced, and such writes vanish at the next start: compare before every use.
+        self._identity = _identity(path)
+        self._gone: str | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -173,7 +189,27 @@ class Database(Storage):
     def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
             raise StorageError("the database is closed")
+        self._check_file()
         return self._conn
+
+    def _check_file(self) -> None:
+        """Raise :class:`DatabaseGoneError` once the file at ``path`` is not the one opened."""
+        if self._gone is None and self._identity is not None:
+            try:
+                now = _identity(self.path)
+            except OSError as exc:
+                self._gone = f"the database file {self.path} is gone ({exc.strerror})"
+            else:
+                if now != self._identity:
+                    self._gone = f"the database file {self.path} was replaced by another file"
+            if self._gone is not None:
+                log.critical(
+                    "%s while the bot was running: no action is accepted any more, because "
+                    "it would not be there after a restart. Restore the file and restart.",
+                    self._gone,
+                )
+        if self._gone is not None:
+            raise DatabaseGoneError(self._gone)
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool) -> AsyncIterator[_SqliteTx]:

@@ -19,6 +19,11 @@ class SchemaTooNewError(StorageError):
         self.supported = supported
 
 
+class DatabaseGoneError(StorageError):
+    """The database file was deleted or replaced while the bot had it open: anything written
+    now would go to a file nobody will read again, so nothing is accepted until a restart."""
+
+
 class ConflictError(StorageError):
     """An optimistic-concurrency check failed: the row changed (or ended) since it was read.
 

@@ -241,3 +241,22 @@ async def test_challenge_posted_but_not_re_readable(
     assert not reply.ephemeral and reply.files, reply.content
     assert await table.game() is not None
     _no_errors_logged(caplog)
+
+
+async def test_database_file_deleted_under_the_running_bot(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await table.challenge("pin")
+    game = await table.game()
+    assert game is not None
+    db_file = Path(table.db.path)  # type: ignore[attr-defined]
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db_file}{suffix}").unlink(missing_ok=True)
+    state = GameState.from_json(game.state_json)
+    user = mover_user(game, state, table.users)
+    handle = await fake.slash(user, table.channel, "board")
+    callback = await handle.wait_initial(TIMEOUT)
+    assert callback.ephemeral
+    assert "database file was removed or replaced" in (callback.content or "")
+    assert GENERIC not in (callback.content or "")
+    assert any(r.levelno == logging.CRITICAL for r in caplog.records)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -28,6 +29,7 @@ import health
 import render
 from ai.pool import AIPool
 from cogs.computer import lower_worker_priority
+from cogs.options import OptionError
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
 from storage import DatabaseGoneError, Shards, Storage, StorageError, open_storage
@@ -345,10 +347,26 @@ DATABASE_GONE_REPLY = (
 class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
     """The single place where errors escaping slash commands end up."""
 
+    async def interaction_check(self, interaction: discord.Interaction[commands.Bot], /) -> bool:
+        # Discord hides guild-only commands in DMs, but a modified client can still send one.
+        command = interaction.command
+        if interaction.guild_id is None and getattr(command, "guild_only", False):
+            raise app_commands.NoPrivateMessage(
+                "This command works in a server's channels, not in direct messages."
+            )
+        return True
+
     async def on_error(
         self, interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError
     ) -> None:
         command = interaction.command.qualified_name if interaction.command else None
+        refusal = _refusal(error)
+        if refusal is not None:
+            # Input Discord would normally have refused (a modified client, an API change, a
+            # stale command list): a specific answer, no traceback.
+            log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
+            await self._tell_user(interaction, refusal)
+            return
         if isinstance(error, app_commands.CheckFailure):
             # Expected refusals (cooldowns, missing permissions) carry a message for the user.
             log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
@@ -394,6 +412,22 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
             log.warning("could not report the error to the user", exc_info=True)
 
 
+def _refusal(error: app_commands.AppCommandError) -> str | None:
+    """The reply to an option or command Discord should not have let through, else None."""
+    if isinstance(error, OptionError):
+        return str(error)
+    if isinstance(error, app_commands.TransformerError):
+        if error.type == discord.AppCommandOptionType.user:
+            return "That user is not a member of this server (any more); pick someone who is."
+        return "One of the options has a value this command does not take."
+    if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+        return (
+            "This bot does not have that command (any more). Discord may show an old command "
+            "list for a while: restart Discord or wait a few minutes."
+        )
+    return None
+
+
 class BackgammonBot(commands.Bot):
     """The bot as one unsharded process (:class:`ShardedBackgammonBot` runs given shards)."""
 
@@ -430,6 +464,37 @@ class BackgammonBot(commands.Bot):
         return shards is None or 0 in shards.ids
         self._gateway_up = False
         self._health_task: asyncio.Task[None] | None = None
+
+    async def on_interaction(self, interaction: discord.Interaction[commands.Bot]) -> None:
+        """A button or menu no handler knows (a stale message, a modified client) gets an
+        answer instead of Discord's "This interaction failed"."""
+        if interaction.type != discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str) or self._component_handled(interaction, custom_id):
+            return
+        log.info("no handler for component %r (user %s)", custom_id[:100], interaction.user.id)
+        await ErrorBoundaryTree._tell_user(
+            interaction,
+            "This button does not work any more (its message is too old, or the bot has "
+            "changed since). Use the command again.",
+        )
+
+    def _component_handled(self, interaction: discord.Interaction[Any], custom_id: str) -> bool:
+        # discord.py has no public lookup; if its internals change, assume handled (no reply
+        # beats a second, conflicting one).
+        store = getattr(self._connection, "_view_store", None)
+        dynamic = getattr(store, "_dynamic_items", None)
+        views = getattr(store, "_views", None)
+        if not isinstance(dynamic, dict) or not isinstance(views, dict):
+            return True
+        if any(pattern.fullmatch(custom_id) for pattern in dynamic):
+            return True
+        data: Any = interaction.data or {}
+        key = (data.get("component_type"), custom_id)
+        message_id = interaction.message.id if interaction.message is not None else None
+        return key in views.get(message_id, {}) or key in views.get(None, {})
 
     async def on_connect(self) -> None:
         self._gateway_up = True

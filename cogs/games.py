@@ -21,6 +21,7 @@ from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
 from cogs.common import guarded, mention, reply_error
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
+from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
@@ -30,12 +31,10 @@ from storage import Challenge, ChannelBusyError, ConflictError, Game, NewMove, S
 
 log = logging.getLogger(__name__)
 
-VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
 LEVEL_CHOICES = [
     app_commands.Choice(name=f"{level}: {LEVEL_ABOUT[level]}"[:100], value=level)
     for level in LEVELS
 ]
-MAX_MATCH_LENGTH = 25
 BOARD_FILE = "board.png"
 
 
@@ -363,14 +362,14 @@ class Games(commands.Cog):
         hints="Allow /hint for both players (the game is then not rated); always on against "
         "the computer",
     )
-    @app_commands.choices(variant=VARIANT_CHOICES, level=LEVEL_CHOICES)
+    @app_commands.choices(level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
         opponent: discord.Member,
-        variant: app_commands.Choice[str],
-        length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
+        variant: Variant,
+        length: MatchLength = 1,
         options: str | None = None,
         level: app_commands.Choice[str] | None = None,
         hints: bool = False,
@@ -804,10 +803,7 @@ class Games(commands.Cog):
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
-    @app_commands.choices(variant=VARIANT_CHOICES)
-    async def rules(
-        self, interaction: discord.Interaction[Any], variant: app_commands.Choice[str]
-    ) -> None:
+    async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
         if rules.options:

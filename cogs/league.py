@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from cogs.common import guarded, mention, reply_error
+from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
 from engine.game import GameState
@@ -33,18 +34,12 @@ from storage.models import DRAWN_KINDS
 
 log = logging.getLogger(__name__)
 
-VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
 PAGE_SIZE = 10
 HISTORY_SIZE = 10
 #: Rating-history points drawn per series (the latest ones).
 CHART_POINTS = 1000
 CHART_FILE = "rating.png"
 BOARD_FILE = "board.png"
-#: Discord's largest integer option value (2^53 - 1).
-MAX_OPTION_INT = 9_007_199_254_740_991
-#: Upper bounds of /settings (storage accepts up to 366 days).
-MAX_HOURS = 366 * 24
-MAX_CHALLENGE_MINUTES = 7 * 24 * 60
 RECORD_FORMATS = [
     app_commands.Choice(name="text record", value="text"),
     app_commands.Choice(name="mat (Jellyfish match file, classic only)", value="mat"),
@@ -312,12 +307,11 @@ class League(commands.Cog):
 
     @app_commands.command(name="leaderboard", description="Top players of this server")
     @app_commands.describe(variant="Which variant (default: the overall rating)")
-    @app_commands.choices(variant=VARIANT_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        variant: app_commands.Choice[str] | None = None,
+        variant: Variant | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         board = OVERALL if variant is None else variant.value
@@ -455,7 +449,7 @@ class League(commands.Cog):
     async def record(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Range[int, 1, MAX_OPTION_INT],
+        game: GameNumber,
         format: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
@@ -608,9 +602,9 @@ class League(commands.Cog):
     async def settings(
         self,
         interaction: discord.Interaction[Any],
-        reminder_hours: app_commands.Range[int, 1, MAX_HOURS] | None = None,
-        claim_hours: app_commands.Range[int, 1, MAX_HOURS] | None = None,
-        challenge_minutes: app_commands.Range[int, 1, MAX_CHALLENGE_MINUTES] | None = None,
+        reminder_hours: Hours | None = None,
+        claim_hours: Hours | None = None,
+        challenge_minutes: ChallengeMinutes | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override

@@ -692,11 +692,24 @@ class FakeDiscord:
         *,
         message: FakeMessage | None = None,
         name: str | None = None,
+        dm: bool = False,
     ) -> InteractionHandle:
         session = self._require_session(channel.guild_id)
         iid = self.snowflakes.next()
         token = f"fake-interaction-{secrets.token_urlsafe(24)}"
         payload = self._interaction_payload(itype, user, channel, data, token, iid)
+        if dm:
+            for key in ("guild_id", "guild", "member", "guild_locale"):
+                payload.pop(key, None)
+            data.pop("guild_id", None)
+            dm_id = self.snowflakes.next()
+            payload.update(
+                user=user.payload(),
+                channel_id=str(dm_id),
+                channel={"id": str(dm_id), "type": 1, "recipients": [user.payload()]},
+                context=1,
+                authorizing_integration_owners={"1": str(user.id)},
+            )
         if message is not None:
             payload["message"] = message.payload()
         handle = InteractionHandle(
@@ -765,6 +778,23 @@ class FakeDiscord:
         data, name = self._command_data(channel, command, values, None)
         return await self._inject(APPLICATION_COMMAND, user, channel, data, name=name)
 
+    async def slash_in_dm(
+        self,
+        user: FakeUser,
+        command: str,
+        options: Mapping[str, OptionValue] | None = None,
+        /,
+        **kw_options: OptionValue,
+    ) -> InteractionHandle:
+        """Invoke ``/command`` from a direct message with the bot, as a modified client could
+        even for a guild-only command: no guild, no member data, a DM channel."""
+        values = {**(options or {}), **kw_options}
+        data, name = self._command_data(self.general, command, values, None)
+        handle = await self._inject(
+            APPLICATION_COMMAND, user, self.general, data, name=name, dm=True
+        )
+        return handle
+
     async def autocomplete(
         self,
         user: FakeUser,
@@ -795,10 +825,15 @@ class FakeDiscord:
         return msg, comp
 
     async def click(
-        self, user: FakeUser, message: FakeMessage | int, custom_id: str, /
+        self, user: FakeUser, message: FakeMessage | int, custom_id: str, /, *, forged: bool = False
     ) -> InteractionHandle:
-        """Click the button ``custom_id`` on ``message`` (must exist there and be enabled)."""
-        msg, comp = self._component_target(message, custom_id)
+        """Click the button ``custom_id`` on ``message`` (must exist there and be enabled).
+        ``forged``: send it whatever the message holds, as a modified client could."""
+        if forged:
+            msg = self._messages[message if isinstance(message, int) else message.id]
+            comp: JSON = {"type": 2}
+        else:
+            msg, comp = self._component_target(message, custom_id)
         data = {"custom_id": custom_id, "component_type": comp.get("type", 2)}
         channel = self.channel(msg.channel_id)
         assert channel is not None

@@ -1,0 +1,90 @@
+"""Slash-command options checked when they arrive, not only by Discord's client.
+
+Discord's client enforces an option's range and choices, but a modified client or an API change
+can send anything. Each option kind here states its limits once: the same transformer tells
+Discord the limits (so the client shows them) and checks the value the bot receives, refusing
+with :class:`OptionError`, whose message the error boundary shows to the user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from engine import VARIANTS
+
+#: Longest match a challenge may ask for, in points.
+MAX_MATCH_LENGTH = 25
+#: Timer settings of /settings.
+MAX_HOURS = 366 * 24
+MAX_CHALLENGE_MINUTES = 7 * 24 * 60
+#: Largest integer Discord accepts for an integer option (2^53 - 1); also bounds game numbers.
+MAX_OPTION_INT = 9_007_199_254_740_991
+
+
+class OptionError(app_commands.AppCommandError):
+    """An option value the bot refuses; the message is for the person who sent it."""
+
+
+class WholeNumber(app_commands.Transformer):
+    """An integer option from ``low`` to ``high``."""
+
+    def __init__(self, what: str, low: int, high: int) -> None:
+        self.what = what
+        self.low = low
+        self.high = high
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.integer
+
+    @property
+    def min_value(self) -> int:
+        return self.low
+
+    @property
+    def max_value(self) -> int:
+        return self.high
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            try:  # Discord sends integers; anything else is refused unless it is one in disguise
+                value = int(str(value), 10)
+            except ValueError:
+                raise OptionError(f"{self.what} must be a whole number.") from None
+        if not self.low <= value <= self.high:
+            raise OptionError(f"{self.what} must be from {self.low} to {self.high}.")
+        return value
+
+
+class VariantOption(app_commands.Transformer):
+    """A variant id, offered as a choice list; anything else is refused."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def choices(self) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
+
+    async def transform(
+        self, interaction: discord.Interaction[Any], value: Any, /
+    ) -> app_commands.Choice[str]:
+        variant = VARIANTS.get(value) if isinstance(value, str) else None
+        if variant is None:
+            shown = str(value)[:40]
+            known = ", ".join(f"`{v}`" for v in VARIANTS)
+            raise OptionError(f"There is no variant `{shown}`. Choose one of {known}.")
+        return app_commands.Choice(name=variant.name, value=variant.id)
+
+
+MatchLength = app_commands.Transform[int, WholeNumber("The match length", 1, MAX_MATCH_LENGTH)]
+Variant = app_commands.Transform[app_commands.Choice[str], VariantOption]
+GameNumber = app_commands.Transform[int, WholeNumber("The game number", 1, MAX_OPTION_INT)]
+Hours = app_commands.Transform[int, WholeNumber("The number of hours", 1, MAX_HOURS)]
+ChallengeMinutes = app_commands.Transform[
+    int, WholeNumber("The number of minutes", 1, MAX_CHALLENGE_MINUTES)
+]

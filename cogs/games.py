@@ -27,7 +27,15 @@ from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import result_text
-from storage import Challenge, ChannelBusyError, ConflictError, Game, NewMove, Storage
+from storage import (
+    Challenge,
+    ChannelBusyError,
+    ConflictError,
+    DatabaseGoneError,
+    Game,
+    NewMove,
+    Storage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -587,6 +595,8 @@ class Games(commands.Cog):
             shards = getattr(self.bot, "owned_shards", None)
             for challenge in await self.db.expire_challenges(self.table.clock(), shards=shards):
                 log.info("challenge %s expired", challenge.id)
+        except DatabaseGoneError:
+            pass  # logged CRITICAL once by the storage; a traceback every 30 s adds nothing
         except Exception:
             log.exception("expiring challenges failed")
 

@@ -29,7 +29,15 @@ from interop.gnubg import gnubg_id, record_with_ids
 from interop.mat import export_mat
 from render.chart import render_rating_chart
 from render.game_scene import result_text
-from storage import OVERALL, ConflictError, Game, GuildSettings, PlayerStats, Storage
+from storage import (
+    OVERALL,
+    ConflictError,
+    DatabaseGoneError,
+    Game,
+    GuildSettings,
+    PlayerStats,
+    Storage,
+)
 from storage.models import DRAWN_KINDS
 
 log = logging.getLogger(__name__)
@@ -646,6 +654,8 @@ class League(commands.Cog):
     async def reminder_loop(self) -> None:
         try:
             await self.sweep()
+        except DatabaseGoneError:
+            pass  # logged CRITICAL once by the storage; a traceback a minute adds nothing
         except Exception:
             log.exception("the reminder sweep failed")
 

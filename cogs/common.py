@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Coroutine
 from typing import Any
 
+import aiohttp
 import discord
+
+log = logging.getLogger(__name__)
 
 
 async def guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, Any, None]) -> None:
@@ -14,6 +18,26 @@ async def guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, An
         await work
     except Exception as exc:
         await interaction.client.tree.report_unexpected(interaction, exc, "button")
+
+
+async def send_committed(
+    interaction: discord.Interaction[Any], send: Coroutine[Any, Any, None], recorded: str
+) -> bool:
+    """Send the reply to an action that is already committed; False if Discord did not take
+    it (5xx, 429, a late callback). Then never suggest trying again: tell the player privately
+    that it was recorded (``recorded``), if Discord still lets the bot."""
+    try:
+        await send
+    except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+        log.warning(
+            "action in channel %s committed but its reply failed: %s", interaction.channel_id, exc
+        )
+        try:
+            await interaction.followup.send(recorded, ephemeral=True)
+        except Exception as again:
+            log.warning("the follow-up failed too: %s", again)
+        return False
+    return True
 
 
 def mention(user_id: int) -> str:

@@ -19,7 +19,7 @@ from discord.ext import commands, tasks
 
 from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
-from cogs.common import guarded, mention, reply_error
+from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
 from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome
@@ -229,20 +229,12 @@ class Games(commands.Cog):
         send: Coroutine[Any, Any, None],
         recorded: str,
     ) -> None:
-        """Send the reply to an action that is already committed. If Discord does not take it
-        (5xx, 429, a late callback), never suggest trying again: tell the player privately that
-        it was recorded (``recorded``), and owe the channel its board."""
-        try:
-            await send
-        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
-            log.warning("action in channel %s committed but its reply failed: %s", channel_id, exc)
-            self._owed_boards.add(channel_id)
-            try:
-                await interaction.followup.send(recorded, ephemeral=True)
-            except Exception as again:
-                log.warning("the follow-up failed too: %s", again)
-        else:
+        """Send the reply to an action that is already committed (see ``send_committed``);
+        if Discord did not take it, the channel is owed its board."""
+        if await send_committed(interaction, send, recorded):
             self._owed_boards.discard(channel_id)
+        else:
+            self._owed_boards.add(channel_id)
 
     async def _active_game(self, interaction: discord.Interaction[Any]) -> Game | None:
         assert interaction.channel_id is not None

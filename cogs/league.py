@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.common import guarded, mention, reply_error
+from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
@@ -556,7 +556,12 @@ class League(commands.Cog):
             f"{interaction.user.mention} claims the game on time: {mention(idle_user)} "
             f"did not move for {duration(idle)}."
         )
-        await self._send_result(interaction, outcome, header)
+        await send_committed(
+            interaction,
+            self._send_result(interaction, outcome, header),
+            "Your claim was recorded and the game is over, but Discord did not take the reply. "
+            "/history shows the result.",
+        )
 
     async def _send_result(
         self, interaction: discord.Interaction[Any], outcome: Outcome, header: str

@@ -25,7 +25,8 @@ from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_ser
 from ai.types import STRONGEST, RankedPlay
 from cogs.common import reply_error
 from cogs.computer import match_context
-from cogs.league import MAX_OPTION_INT, recent_game_choices, variant_name
+from cogs.league import recent_game_choices, variant_name
+from cogs.options import GameNumber
 from cogs.table import GameTable
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
@@ -93,7 +94,7 @@ class Coach(commands.Cog):
     async def replay(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Range[int, 1, MAX_OPTION_INT],
+        game: GameNumber,
     ) -> None:
         found = await self._game_here(interaction, game)
         if found is None:
@@ -199,7 +200,7 @@ class Coach(commands.Cog):
     async def review(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Range[int, 1, MAX_OPTION_INT],
+        game: GameNumber,
     ) -> None:
         found = await self._game_here(interaction, game)
         if found is None:

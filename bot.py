@@ -450,6 +450,8 @@ class BackgammonBot(commands.Bot):
         )
         self.config = config
         self._max_concurrency: int | None = None
+        self._gateway_up = False
+        self._health_task: asyncio.Task[None] | None = None
 
     @property
     def owned_shards(self) -> Shards | None:
@@ -462,8 +464,6 @@ class BackgammonBot(commands.Bot):
         syncs them, not every shard process at every start."""
         shards = self.config.shards
         return shards is None or 0 in shards.ids
-        self._gateway_up = False
-        self._health_task: asyncio.Task[None] | None = None
 
     async def on_interaction(self, interaction: discord.Interaction[commands.Bot]) -> None:
         """A button or menu no handler knows (a stale message, a modified client) gets an

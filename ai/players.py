@@ -36,6 +36,8 @@ class LevelSpec:
     budget: float
     #: Searched plays are those within this much equity (per unit of stake) of the 0-ply best.
     margin: float = 0.0
+    #: Weight of the 1-ply value against the 0-ply one for searched plays (1: pure 1-ply).
+    blend: float = 1.0
     #: Use the learned evaluation (``ai.learned``) in the variants that ship weights for it.
     learned: bool = False
 
@@ -113,8 +115,10 @@ def rank_hand(
         close = [i for i in order[: spec.search] if eq[i] >= eq[order[0]] - spec.margin * scale]
         if len(close) > 1:
             searched = search_values(rules, afters, close, match, deadline, spec.search, ev)
+        b = spec.blend
         for i, (e, w) in searched.items():
-            equity[i], wins[i] = e, w
+            equity[i] = b * e + (1.0 - b) * eq[i]
+            wins[i] = b * w + (1.0 - b) * win[i]
     if spec.noise > 0:
         rng = rng or random.Random()
         sigma = spec.noise * scale

@@ -447,6 +447,8 @@ class BackgammonBot(commands.Bot):
             tree_cls=ErrorBoundaryTree,
             help_command=None,
             **shard_options,  # type: ignore[arg-type]
+            # Nothing pings unless a message names whom it may notify (the player to act).
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.config = config
         self._max_concurrency: int | None = None

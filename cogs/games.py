@@ -1,15 +1,21 @@
 """Slash commands and buttons that run games in channels (one game per channel or thread).
 
-The cog is thin: it checks who may act, asks the GameTable to do it, and replies. Players get
-engine messages verbatim (what is wrong and what would be legal) as ephemeral replies.
+The cog is thin: it checks who may act, asks the GameTable to do it, and hands the outcome to
+:class:`cogs.boards.Boards`, which keeps one live board message per game. Players get engine
+messages verbatim (what is wrong and what would be legal) as ephemeral replies.
+
+Every handler that can take a while (rendering, long Express chains, future computer turns)
+acknowledges the interaction first: a click updates its message later, a command "thinks"
+privately, so a refusal stays private and the public board is a message of its own.
 """
 
 from __future__ import annotations
 
-import io
+import contextlib
 import logging
 import re
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -19,31 +25,36 @@ from discord.ext import commands, tasks
 
 from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
+from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
-from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
-from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
-from render.game_scene import result_text
-from storage import (
-    Challenge,
-    ChannelBusyError,
-    ConflictError,
-    DatabaseGoneError,
-    Game,
-    NewMove,
-    Storage,
-)
+from render.game_scene import chain_text, plural, result_text, roll_text
+from storage import Challenge, ChannelBusyError, ConflictError, Game, NewMove, Storage
+from storage.models import ChallengeStatus
 
 log = logging.getLogger(__name__)
 
+VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
+RESIGN_CHOICES = [
+    app_commands.Choice(name="single game (Pin games: the loser's pips)", value=1),
+    app_commands.Choice(name="gammon (x2)", value=2),
+    app_commands.Choice(name="backgammon (x3)", value=3),
+]
 LEVEL_CHOICES = [
     app_commands.Choice(name=f"{level}: {LEVEL_ABOUT[level]}"[:100], value=level)
     for level in LEVELS
 ]
-BOARD_FILE = "board.png"
+MAX_MATCH_LENGTH = 25
+#: Autocomplete shows at most this many choices (Discord's limit).
+MAX_CHOICES = 25
+STALE_BUTTON = (
+    "This button is no longer in use (it belongs to an older message or an older version of "
+    "the bot). Use /board to see the game as it stands."
+)
 
 
 def _display(user: discord.abc.User) -> str:
@@ -52,16 +63,26 @@ def _display(user: discord.abc.User) -> str:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>roll|double|take|pass):(?P<game>\d+):(?P<version>\d+)",
+    template=r"bg:(?P<action>roll|double|take|pass|rsyes|rsno):(?P<game>\d+):(?P<version>\d+)",
 ):
-    """Roll / Double / Take / Pass under a board; persistent across restarts (ids in custom_id)."""
+    """The buttons under a board; persistent across restarts (ids in custom_id). ``rsyes`` and
+    ``rsno`` accept or reject an offer to resign."""
 
-    LABELS = {"roll": "Roll", "double": "Double", "take": "Take", "pass": "Pass"}
+    LABELS = {
+        "roll": "Roll",
+        "double": "Double",
+        "take": "Take",
+        "pass": "Pass",
+        "rsyes": "Accept resignation",
+        "rsno": "Reject",
+    }
     STYLES = {
         "roll": discord.ButtonStyle.primary,
         "double": discord.ButtonStyle.secondary,
         "take": discord.ButtonStyle.success,
         "pass": discord.ButtonStyle.danger,
+        "rsyes": discord.ButtonStyle.success,
+        "rsno": discord.ButtonStyle.secondary,
     }
 
     def __init__(self, action: str, game_id: int, version: int) -> None:
@@ -86,7 +107,7 @@ class GameButton(
         cog = interaction.client.get_cog("Games")
         assert isinstance(cog, Games)
         await guarded(
-            interaction, cog.cube_action(interaction, self.action, self.game_id, self.version)
+            interaction, cog.button_action(interaction, self.action, self.game_id, self.version)
         )
 
 
@@ -123,12 +144,14 @@ class ChallengeButton(
 
 
 def board_view(game: Game, state: GameState) -> discord.ui.View | None:
-    if state.phase == ROLL and state.rules.has_cube:
-        actions = ["roll", "double"] if state.can_double(state.turn) else ["roll"]
-    elif state.phase == DOUBLE:
-        actions = ["take", "pass"]
-    else:
+    if not has_buttons(state):
         return None
+    if state.resign_offer is not None:
+        actions = ["rsyes", "rsno"]
+    elif state.phase == ROLL:
+        actions = ["roll", "double"] if state.can_double(state.turn) else ["roll"]
+    else:
+        actions = ["take", "pass"]
     view = discord.ui.View(timeout=None)
     for action in actions:
         view.add_item(GameButton(action, game.id, game.version))
@@ -136,23 +159,66 @@ def board_view(game: Game, state: GameState) -> discord.ui.View | None:
 
 
 def prompt(game: Game, state: GameState) -> str:
-    """Who must do what now, with a mention so the player is notified."""
+    """Who must do what now, with a mention (the message decides whether it pings)."""
     if state.is_over:
         return ""
+    if state.resign_offer is not None:
+        seat, level = state.resign_offer
+        worth = plural(state.resignation_value(seat, level), "point")
+        return (
+            f"{mention(GameTable.user_of(game, 1 - seat))}, {state.players[seat]} offers to "
+            f"resign {RESIGN_NAMES[level]} ({worth}): accept or reject with the buttons."
+        )
     if computer_to_act(game, state):
         return f"{state.players[state.mover]} is thinking..."
     who = mention(GameTable.user_of(game, state.mover))
     if state.phase == ROLL:
-        return f"{who}, roll (or double) with the buttons, /roll or /double."
+        return f"{who}, roll or double with the buttons (or /roll, /double)."
     if state.phase == DOUBLE:
-        return f"{who}, you are offered a double to {state.cube * 2}: /take or /pass."
+        return (
+            f"{who}, {state.players[state.turn]} doubles to {state.cube * 2}: take or pass "
+            "with the buttons (or /take, /pass)."
+        )
     if state.chain is not None:
         value, copies = state.chain.pending[0]
-        later = ", ".join(f"{k}x {v}" for v, k in state.chain.pending[1:])
+        later = ", ".join(chain_text(v, k) for v, k in state.chain.pending[1:])
         then = f" (then {later})" if later else ""
-        return f"{who}, your turn in the chain: play {copies}x {value}{then} with /move."
+        return f"{who}, your turn in the chain: play {chain_text(value, copies)}{then} with /move."
     assert state.dice is not None
-    return f"{who}, you rolled {state.dice.high}-{state.dice.low}: play with /move."
+    return f"{who}, you rolled {roll_text(state.dice.high, state.dice.low)}: play with /move."
+
+
+def _same_turn(old: GameState, new: GameState) -> bool:
+    """Whether a play left the same player deciding within one Express chain."""
+    return (
+        old.chain is not None
+        and new.chain is not None
+        and new.phase == MOVE
+        and old.game_number == new.game_number
+        and old.chain.roller == new.chain.roller
+        and old.chain.controller == new.chain.controller
+    )
+
+
+def final_text(outcome: Outcome) -> str:
+    state = outcome.state
+    text = f"**Game over.** {result_text(state, state.players)}"
+    finished = outcome.finished
+    if finished is not None:
+        changes = []
+        for seat in (0, 1):
+            user = GameTable.user_of(outcome.game, seat)
+            change = finished.change_for(user, state.variant)
+            if change is not None:
+                delta = change.after.rating - change.before.rating
+                changes.append(f"{state.players[seat]} {change.after.rating:.0f} ({delta:+.0f})")
+        if changes:
+            text += "\nRatings: " + ", ".join(changes)
+    if not outcome.game.rated:
+        text += "\nNot rated" + (
+            " (a game against the computer)." if outcome.game.against_computer else "."
+        )
+    return text
 
 
 class Games(commands.Cog):
@@ -162,6 +228,7 @@ class Games(commands.Cog):
         self.bot = bot
         self.table = table
         self.db: Storage = table.db
+        self.boards = Boards(bot, table)
         #: Channels whose latest board never reached Discord (an action was committed but its
         #: reply failed): the board is posted the next time anyone uses a game command there.
         self._owed_boards: set[int] = set()
@@ -173,8 +240,8 @@ class Games(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.expire_challenges.cancel()
-        self.bot.remove_dynamic_items(GameButton, ChallengeButton)
         await self.computer.close()
+        self.bot.remove_dynamic_items(GameButton, ChallengeButton)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -187,6 +254,37 @@ class Games(commands.Cog):
         """Hand the turn to the computer when it is its move."""
         if computer_to_act(outcome.game, outcome.state):
             self.computer.schedule(outcome.game)
+
+    async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
+        """Post the next board without an interaction (the computer's turns)."""
+        try:
+            async with self.table.lock(game.channel_id):
+                current = await self.db.get_game(game.id)
+                old_id = current.board_message_id if current is not None else None
+                if old_id is not None:
+                    await self.boards.retire(game.channel_id, old_id, "*Next board below.*")
+                state = outcome.state
+                last = (
+                    final_text(outcome)
+                    if outcome.finished is not None
+                    else prompt(outcome.game, state)
+                )
+                lines = [line for line in (header, *outcome.events, last) if line]
+                posted = await self.boards.post(
+                    game.channel_id,
+                    state,
+                    "\n".join(lines),
+                    board_view(outcome.game, state),
+                    actor_id(outcome.game, state),
+                )
+                await self.db.set_board_message(game.id, posted.id)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            # The move is committed: the channel is owed its board (posted at the next command).
+            log.warning("could not post the board of game %s: %s", game.id, exc)
+            self._owed_boards.add(game.channel_id)
+        else:
+            self._owed_boards.discard(game.channel_id)
+        self._after_action(outcome)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -204,20 +302,17 @@ class Games(commands.Cog):
         self._owed_boards.discard(channel_id)
         try:
             game = await self.db.get_active_game(channel_id)
-            channel = interaction.channel
-            if game is None or channel is None or not hasattr(channel, "send"):
+            if game is None:
                 return
             state = self.table.state_of(game)
-            png = await self.table.render(state)
-            kwargs: dict[str, Any] = {
-                "content": prompt(game, state) or "The current board:",
-                "file": discord.File(io.BytesIO(png), filename=BOARD_FILE),
-                "allowed_mentions": discord.AllowedMentions(users=True),
-            }
-            view = board_view(game, state)
-            if view is not None:
-                kwargs["view"] = view
-            await channel.send(**kwargs)
+            posted = await self.boards.post(
+                channel_id,
+                state,
+                prompt(game, state) or "The current board:",
+                board_view(game, state),
+                actor_id(game, state),
+            )
+            await self.db.set_board_message(game.id, posted.id)
         except Exception:
             self._owed_boards.add(channel_id)  # try again at the next command
             log.warning("could not post the owed board in channel %s", channel_id, exc_info=True)
@@ -226,7 +321,7 @@ class Games(commands.Cog):
         self,
         interaction: discord.Interaction[Any],
         channel_id: int,
-        send: Coroutine[Any, Any, None],
+        send: Coroutine[Any, Any, object],
         recorded: str,
     ) -> None:
         """Send the reply to an action that is already committed (see ``send_committed``);
@@ -245,78 +340,66 @@ class Games(commands.Cog):
             )
         return game
 
-    async def _board_message(self, outcome: Outcome, header: str) -> dict[str, Any]:
-        state = outcome.state
-        png = await self.table.render(state, elsewhere=outcome.game.against_computer)
-        lines = [header] if header else []
-        lines.extend(outcome.events)
-        if outcome.finished is not None:
-            lines.append(self._final_text(outcome))
-        else:
-            lines.append(prompt(outcome.game, state))
-        content = "\n".join(line for line in lines if line)[:1900]
-        file = discord.File(io.BytesIO(png), filename=BOARD_FILE)
-        view = board_view(outcome.game, state)
-        kwargs: dict[str, Any] = {"content": content, "file": file}
-        if view is not None:
-            kwargs["view"] = view
-        kwargs["allowed_mentions"] = discord.AllowedMentions(
-            users=True, roles=False, everyone=False
-        )
-        return kwargs
+    async def _board_message(
+        self, interaction: discord.Interaction[Any], game: Game
+    ) -> discord.Message | None:
+        if game.board_message_id is None:
+            return None
+        msg = interaction.message
+        if msg is not None and msg.id == game.board_message_id:
+            return msg
+        try:
+            return await self.boards.channel(game.channel_id).fetch_message(game.board_message_id)
+        except discord.HTTPException:
+            return None
 
-    async def _send_board(
-        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    async def present(
+        self,
+        interaction: discord.Interaction[Any],
+        before: Game,
+        old: GameState,
+        outcome: Outcome,
+        header: str,
+        kind: str,
     ) -> None:
-        try:
-            kwargs = await self._board_message(outcome, header)
-            if interaction.response.is_done():
-                await interaction.followup.send(**kwargs)
+        """Show an accepted action: a new board when the turn passes (one ping, for the player
+        to act), else the waiting board redrawn in place; then close the interaction."""
+        state, game = outcome.state, outcome.game
+        channel_id = game.channel_id
+        lines = [line for line in (header, *outcome.events) if line]
+        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
+        actor = actor_id(game, state)
+        view = board_view(game, state)
+        new_board = (kind in ("play", "start") and not _same_turn(old, state)) or (
+            state.game_number != old.game_number
+        )
+        message = None if new_board else await self._board_message(interaction, before)
+        if message is not None:
+            kept = message.content.split("\n")
+            if has_buttons(old) or not old.is_over:
+                kept = kept[:-1]  # the old prompt goes; what happened this turn stays
+            content = "\n".join([*kept[-6:], *lines, last])
+            try:
+                edited = await self.boards.edit(message, state, content, view)
+            except discord.HTTPException as exc:
+                log.info("board %s of game %s not editable: %s", message.id, game.id, exc)
             else:
-                await interaction.response.send_message(**kwargs)
-        finally:
-            # After the person's board (so the computer's comes second), even if Discord
-            # refused the reply: the action is committed and the computer must answer it.
-            self._after_action(outcome)
-
-    async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
-        """Post a board in the game's channel without an interaction (the computer's turns)."""
-        kwargs = await self._board_message(outcome, header)
-        channel = self.bot.get_channel(game.channel_id)
-        try:
-            if channel is None:
-                channel = await self.bot.fetch_channel(game.channel_id)
-            if isinstance(channel, discord.abc.Messageable):
-                await channel.send(**kwargs)
-        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
-            # The move is committed: the channel is owed its board (posted at the next command).
-            log.warning("could not post the board of game %s: %s", game.id, exc)
-            self._owed_boards.add(game.channel_id)
-        else:
-            self._owed_boards.discard(game.channel_id)
-        self._after_action(outcome)
-
-    def _final_text(self, outcome: Outcome) -> str:
-        state = outcome.state
-        text = f"**Game over.** {result_text(state, state.players)}"
-        finished = outcome.finished
-        if finished is not None:
-            changes = []
-            for seat in (0, 1):
-                user = GameTable.user_of(outcome.game, seat)
-                change = finished.change_for(user, state.variant)
-                if change is not None:
-                    delta = change.after.rating - change.before.rating
-                    changes.append(
-                        f"{state.players[seat]} {change.after.rating:.0f} ({delta:+.0f})"
+                if outcome.finished is not None:
+                    await self.boards.send_text(channel_id, "\n".join([*lines, last]), None)
+                elif actor is not None and (
+                    actor != actor_id(before, old)
+                    or (state.resign_offer is not None and old.resign_offer is None)
+                ):
+                    await self.boards.send_text(
+                        channel_id, "\n".join([*lines, f"{last} ({edited.jump_url})"]), actor
                     )
-            if changes:
-                text += "\nRatings: " + ", ".join(changes)
-        if not outcome.game.rated:
-            text += "\nNot rated" + (
-                " (a game against the computer)." if outcome.game.against_computer else "."
-            )
-        return text
+                await self.confirm(interaction, f"{lines[0] if lines else 'Done.'}")
+                return
+        if before.board_message_id is not None and has_buttons(old):
+            await self.boards.retire(channel_id, before.board_message_id, "*Next board below.*")
+        posted = await self.boards.post(channel_id, state, "\n".join([*lines, last]), view, actor)
+        await self.db.set_board_message(game.id, posted.id)
+        await self.confirm(interaction, "")
 
     async def _run_action(
         self,
@@ -327,12 +410,14 @@ class Games(commands.Cog):
         header: Callable[[Outcome], str],
         text: str = "",
     ) -> None:
-        """Apply an action under the channel lock; reply with the board or the reason why not."""
+        """Apply an action under the channel lock and show it, or say privately why not."""
+        await self.acknowledge(interaction)
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
             if fresh is None or fresh.status != "active":
                 await reply_error(interaction, "This game is over.")
                 return
+            old = self.table.state_of(fresh)
             try:
                 outcome = await self.table.act(fresh, interaction.user.id, action, kind, text)
             except EngineError as exc:
@@ -343,33 +428,51 @@ class Games(commands.Cog):
                     interaction, "Someone acted on this game at the same moment; look again."
                 )
                 return
-        await self._reply_committed(
-            interaction,
-            game.channel_id,
-            self._send_board(interaction, outcome, header(outcome)),
-            _recorded(outcome),
-        )
+            # Still under the lock: the next action waits until its board is out.
+            await self._reply_committed(
+                interaction,
+                game.channel_id,
+                self.present(interaction, fresh, old, outcome, header(outcome), kind),
+                _recorded(outcome),
+            )
+        self._after_action(outcome)
+
+    # --- unknown buttons --------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A button nothing here knows (an older version's, a removed feature's) gets a clear
+        private answer instead of Discord's "This interaction failed"."""
+        if interaction.type != discord.InteractionType.component:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if _known_custom_id(self.bot, custom_id, interaction.message):
+            return
+        log.info("unknown button %r from user %s", custom_id[:100], interaction.user.id)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(STALE_BUTTON, ephemeral=True)
 
     # --- challenges -------------------------------------------------------------------------
 
-    @app_commands.command(name="challenge", description="Challenge someone to a game here")
+    @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a game")
     @app_commands.describe(
-        opponent="Who you want to play",
         variant="Which game to play",
+        opponent="Who you want to play (leave empty for an open challenge anyone may accept)",
         length="Match length in points (default 1: a single game)",
         options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
         level="Against this bot (the computer): how strong it plays (default: expert)",
         hints="Allow /hint for both players (the game is then not rated); always on against "
         "the computer",
     )
-    @app_commands.choices(level=LEVEL_CHOICES)
+    @app_commands.choices(variant=VARIANT_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
-        opponent: discord.Member,
-        variant: Variant,
-        length: MatchLength = 1,
+        variant: app_commands.Choice[str],
+        opponent: discord.Member | None = None,
+        length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
         options: str | None = None,
         level: app_commands.Choice[str] | None = None,
         hints: bool = False,
@@ -380,11 +483,13 @@ class Games(commands.Cog):
         except ValueError as exc:
             await reply_error(interaction, str(exc))
             return
-        if opponent.id == interaction.user.id:
+        if opponent is not None and opponent.id == interaction.user.id:
             await reply_error(interaction, "You cannot challenge yourself.")
             return
-        computer = self.bot.user is not None and opponent.id == self.bot.user.id
-        if opponent.bot and not computer:
+        computer = (
+            opponent is not None and self.bot.user is not None and opponent.id == self.bot.user.id
+        )
+        if opponent is not None and opponent.bot and not computer:
             await reply_error(
                 interaction,
                 f"Other bots do not play here; challenge a person, or me "
@@ -413,7 +518,7 @@ class Games(commands.Cog):
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
-                opponent.id,
+                None if opponent is None else opponent.id,
                 variant.value,
                 now=now,
                 match_length=length,
@@ -437,16 +542,25 @@ class Games(commands.Cog):
         view = discord.ui.View(timeout=None)
         view.add_item(ChallengeButton("accept", challenge.id))
         view.add_item(ChallengeButton("decline", challenge.id))
-        match = f" (match to {length} points)" if length > 1 else ""
-        minutes = max(1, settings.challenge_expiry_seconds // 60)
+        game = (
+            f"**{get_variant(variant.value).name}**"
+            + (f" (match to {plural(length, 'point')})" if length > 1 else "")
+            + describe_options(variant.value, chosen)
+            + (" with hints allowed (not rated)" if hints else "")
+        )
+        minutes = plural(max(1, settings.challenge_expiry_seconds // 60), "minute")
+        if opponent is None:
+            text = (
+                f"{interaction.user.mention} is looking for an opponent: {game}. Anyone may "
+                f"accept within {minutes} (Accept button or /accept)."
+            )
+        else:
+            text = (
+                f"{opponent.mention}, {interaction.user.mention} challenges you to {game}. "
+                f"Accept or decline within {minutes} (buttons, /accept or /decline)."
+            )
         await interaction.response.send_message(
-            f"{opponent.mention}, {interaction.user.mention} challenges you to "
-            f"**{get_variant(variant.value).name}**{match}"
-            f"{describe_options(variant.value, chosen)}"
-            f"{' with hints allowed (not rated)' if hints else ''}. Accept or decline within "
-            f"{minutes} min (buttons, /accept or /decline).",
-            view=view,
-            allowed_mentions=discord.AllowedMentions(users=[opponent]),
+            text, view=view, allowed_mentions=ping(None if opponent is None else opponent.id)
         )
         try:
             message = await interaction.original_response()
@@ -456,31 +570,6 @@ class Games(commands.Cog):
             log.warning("challenge %s posted but its message not re-read: %s", challenge.id, exc)
             return
         await self.db.set_challenge_message(challenge.id, message.id)
-
-    async def _start_against_computer(
-        self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
-    ) -> None:
-        """No accept step: the game starts at once, and the computer plays if it is its turn."""
-        names = (_display(interaction.user), computer_name(level))
-        async with self.table.lock(challenge.channel_id):
-            try:
-                # Marks the challenge accepted in the same transaction that creates the game.
-                outcome = await self.table.start(challenge, names, ai_level=level)
-            except (ChannelBusyError, ConflictError):
-                # Withdrawn, so that it does not hold the channel until it expires.
-                await self.db.set_challenge_status(challenge.id, "cancelled")
-                await reply_error(interaction, "A game is already running in this channel.")
-                return
-        header = (
-            f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} "
-            f"(dark), {LEVEL_ABOUT[level]}"
-            + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
-            + describe_options(challenge.variant, challenge.options)
-            + ". Not rated; /hint is allowed."
-        )
-        opening = outcome.state.record
-        header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
-        await self._send_board(interaction, outcome, header)
 
     @challenge.autocomplete("options")
     async def challenge_options_autocomplete(
@@ -499,7 +588,7 @@ class Games(commands.Cog):
                 continue
             value = f"{prefix}, {name}" if prefix else name
             choices.append(app_commands.Choice(name=f"{value} - {option.about}"[:100], value=value))
-        return choices[:25]
+        return choices[:MAX_CHOICES]
 
     @app_commands.command(name="accept", description="Accept the challenge in this channel")
     @app_commands.guild_only()
@@ -528,21 +617,29 @@ class Games(commands.Cog):
             if accept:
                 await reply_error(interaction, "You cannot accept your own challenge.")
                 return
-            status = "cancelled"  # the challenger withdraws it
+            status: ChallengeStatus = "cancelled"  # the challenger withdraws it
+        elif challenge.opponent_id is None:
+            if not accept:
+                await reply_error(
+                    interaction, "This challenge is open to anyone: leave it if you do not want it."
+                )
+                return
+            status = "accepted"
         elif user == challenge.opponent_id:
             status = "accepted" if accept else "declined"
         else:
             await reply_error(interaction, "Only the challenged player can answer this challenge.")
             return
+        await self.acknowledge(interaction)
         async with self.table.lock(challenge.channel_id):
             if not accept:
                 if await self.db.set_challenge_status(challenge.id, status) is None:
                     await reply_error(interaction, "This challenge was already answered.")
                     return
-                await interaction.response.send_message(
-                    f"The challenge by {mention(challenge.challenger_id)} was {status}.",
-                    allowed_mentions=discord.AllowedMentions.none(),
-                )
+                who = _display(interaction.user)
+                word = "withdrawn" if status == "cancelled" else f"declined by {who}"
+                await self._close_challenge(interaction, challenge, f"*Challenge {word}.*")
+                await self.confirm(interaction, f"The challenge was {word}.")
                 return
             guild = interaction.guild
             challenger = guild.get_member(challenge.challenger_id) if guild else None
@@ -557,7 +654,7 @@ class Games(commands.Cog):
             )
             try:
                 # Marks the challenge accepted in the same transaction that creates the game.
-                outcome = await self.table.start(challenge, names)
+                outcome = await self.table.start(replace(challenge, opponent_id=user), names)
             except ChannelBusyError:
                 await reply_error(interaction, "A game is already running in this channel.")
                 return
@@ -566,31 +663,98 @@ class Games(commands.Cog):
                     interaction, "This challenge was already answered or has expired."
                 )
                 return
-        header = (
-            f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} (dark)"
-            + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
-            + describe_options(challenge.variant, challenge.options)
+            await self._close_challenge(
+                interaction, challenge, f"*Accepted by {names[1]}: the game starts below.*"
+            )
+            header = (
+                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
+                f"{names[1]} (dark)"
+                + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+                + describe_options(challenge.variant, challenge.options)
+            )
+            opening = outcome.state.record
+            header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+            await self._reply_committed(
+                interaction,
+                challenge.channel_id,
+                self._first_board(interaction, outcome, header),
+                "You accepted: the game has started, but Discord did not take the reply. "
+                "/board shows the game.",
+            )
+
+    async def _first_board(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state, game = outcome.state, outcome.game
+        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
+        lines = [line for line in (header, *outcome.events, last) if line]
+        posted = await self.boards.post(
+            game.channel_id, state, "\n".join(lines), board_view(game, state), actor_id(game, state)
         )
-        opening = outcome.state.record
-        header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
-        await self._reply_committed(
-            interaction,
-            challenge.channel_id,
-            self._send_board(interaction, outcome, header),
-            "You accepted: the game has started, but Discord did not take the reply. "
-            "/board shows the game.",
-        )
+        await self.db.set_board_message(game.id, posted.id)
+        await self.confirm(interaction, "")
+        self._after_action(outcome)
+
+    async def _start_against_computer(
+        self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
+    ) -> None:
+        """No accept step: the game starts at once, and the computer plays if it is its turn."""
+        names = (_display(interaction.user), computer_name(level))
+        await self.acknowledge(interaction)
+        async with self.table.lock(challenge.channel_id):
+            try:
+                # Marks the challenge accepted in the same transaction that creates the game.
+                outcome = await self.table.start(challenge, names, ai_level=level)
+            except (ChannelBusyError, ConflictError):
+                # Withdrawn, so that it does not hold the channel until it expires.
+                await self.db.set_challenge_status(challenge.id, "cancelled")
+                await reply_error(interaction, "A game is already running in this channel.")
+                return
+            header = (
+                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} "
+                f"(dark), {LEVEL_ABOUT[level]}"
+                + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+                + describe_options(challenge.variant, challenge.options)
+                + ". Not rated; /hint is allowed."
+            )
+            opening = outcome.state.record
+            header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+            await self._reply_committed(
+                interaction,
+                challenge.channel_id,
+                self._first_board(interaction, outcome, header),
+                _recorded(outcome),
+            )
+
+    async def _close_challenge(
+        self, interaction: discord.Interaction[Any], challenge: Challenge, status: str
+    ) -> None:
+        msg = interaction.message
+        if msg is not None:  # the challenge's own button was clicked
+            await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
+            return
+        # Re-read: the message id is stored just after the challenge is posted.
+        fresh = await self.db.get_challenge(challenge.id)
+        message_id = fresh.message_id if fresh is not None else challenge.message_id
+        await self.boards.retire(challenge.channel_id, message_id, status)
 
     @tasks.loop(seconds=30)
     async def expire_challenges(self) -> None:
         try:
-            shards = getattr(self.bot, "owned_shards", None)
-            for challenge in await self.db.expire_challenges(self.table.clock(), shards=shards):
-                log.info("challenge %s expired", challenge.id)
-        except DatabaseGoneError:
-            pass  # logged CRITICAL once by the storage; a traceback every 30 s adds nothing
+            await self.expire_due()
         except Exception:
             log.exception("expiring challenges failed")
+
+    async def expire_due(self) -> int:
+        """Expire the challenges past their time and say so on their messages."""
+        shards = getattr(self.bot, "owned_shards", None)
+        expired = await self.db.expire_challenges(self.table.clock(), shards=shards)
+        for challenge in expired:
+            log.info("challenge %s expired", challenge.id)
+            await self.boards.retire(
+                challenge.channel_id, challenge.message_id, "*Expired: nobody accepted in time.*"
+            )
+        return len(expired)
 
     # --- playing ----------------------------------------------------------------------------
 
@@ -623,13 +787,11 @@ class Games(commands.Cog):
         state = self.table.state_of(game)
         if state.phase != MOVE or GameTable.user_of(game, state.mover) != interaction.user.id:
             return []
-        typed = " ".join(current.lower().replace(",", " ").split())
         texts = self.table.legal_texts(game)
-        starts = [t for t in texts if (t or "pass").startswith(typed)]
-        contains = [t for t in texts if typed in (t or "pass") and t not in starts]
+        chosen = narrow_plays(texts, current)
         return [
-            app_commands.Choice(name=t or "pass (no legal move)", value=t or "pass")
-            for t in (starts + contains)[:25]
+            app_commands.Choice(name=play_label(t, state.variant), value=t or "pass")
+            for t in chosen[:MAX_CHOICES]
         ]
 
     async def _check_turn(
@@ -640,6 +802,15 @@ class Games(commands.Cog):
             await reply_error(interaction, "You are watching this game; only the players can act.")
             return False
         state = self.table.state_of(game)
+        if state.resign_offer is not None:
+            offerer = state.resign_offer[0]
+            if seat == offerer:
+                await reply_error(interaction, "Your offer to resign is waiting for an answer.")
+            else:
+                await reply_error(
+                    interaction, "Accept or reject the offer to resign first (buttons)."
+                )
+            return False
         if state.mover != seat:
             other = state.players[state.mover]
             await reply_error(interaction, f"It is not your turn: waiting for {other}.")
@@ -682,7 +853,7 @@ class Games(commands.Cog):
         if game is not None:
             await self._cube(interaction, game, action)
 
-    async def cube_action(
+    async def button_action(
         self, interaction: discord.Interaction[Any], action: str, game_id: int, version: int
     ) -> None:
         game = await self.db.get_game(game_id)
@@ -692,7 +863,10 @@ class Games(commands.Cog):
         if game.version != version:
             await reply_error(interaction, "These buttons belong to an older board.")
             return
-        await self._cube(interaction, game, action)
+        if action in ("rsyes", "rsno"):
+            await self._answer_resign(interaction, game, action == "rsyes")
+        else:
+            await self._cube(interaction, game, action)
 
     async def _cube(self, interaction: discord.Interaction[Any], game: Game, action: str) -> None:
         phase = DOUBLE if action in ("take", "pass") else ROLL
@@ -710,7 +884,9 @@ class Games(commands.Cog):
         def header(outcome: Outcome) -> str:
             state = outcome.state
             if action == "roll":
-                return f"{name} rolls."
+                dice = state.dice
+                rolled = f" {roll_text(dice.high, dice.low)}" if dice is not None else ""
+                return f"{name} rolls{rolled}."
             if action == "double":
                 return f"{name} doubles to {state.cube * 2}."
             if action == "take":
@@ -721,33 +897,92 @@ class Games(commands.Cog):
 
     # --- other game commands -------------------------------------------------------------------
 
-    @app_commands.command(name="board", description="Show the current board again")
+    @app_commands.command(name="board", description="Show the current board (only to you)")
+    @app_commands.describe(public="Post it in the channel for everyone (pings nobody)")
     @app_commands.guild_only()
-    async def board(self, interaction: discord.Interaction[Any]) -> None:
+    async def board(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
         game = await self._active_game(interaction)
         if game is None:
             return
+        await interaction.response.defer(ephemeral=not public, thinking=True)
         state = self.table.state_of(game)
-        header = f"gnubg ID: `{gnubg_id(state)}`" if state.variant == "classic" else ""
-        await self._send_board(interaction, Outcome(game, state), header)
+        theme, viewer = await self.view_for(interaction, game, public)
+        lines = [prompt(game, state)]
+        if state.variant == "classic":
+            lines.append(f"gnubg ID: `{gnubg_id(state)}`")
+        if game.board_message_id is not None:
+            lines.append(
+                f"Live board: https://discord.com/channels/{game.guild_id}/{game.channel_id}/"
+                f"{game.board_message_id}"
+            )
+        await interaction.followup.send(
+            "\n".join(line for line in lines if line),
+            file=await self.boards.file(state, theme=theme, viewer=viewer),
+            allowed_mentions=NO_PINGS,
+            ephemeral=not public,
+        )
         self._owed_boards.discard(game.channel_id)
 
-    @app_commands.command(name="resign", description="Resign the current game")
+    async def view_for(
+        self, interaction: discord.Interaction[Any], game: Game, public: bool
+    ) -> tuple[str, int | None]:
+        """(theme, seat seen from) for a board shown to the user who asked (hook for
+        /preferences: a public board uses the server's look)."""
+        return "default", None
+
+    @app_commands.command(name="resign", description="Resign the game, or offer to (classic, Pin)")
+    @app_commands.describe(
+        level="What you concede (classic and the Pin games; default a single game)"
+    )
+    @app_commands.choices(level=RESIGN_CHOICES)
     @app_commands.guild_only()
-    async def resign(self, interaction: discord.Interaction[Any]) -> None:
+    async def resign(
+        self, interaction: discord.Interaction[Any], level: app_commands.Choice[int] | None = None
+    ) -> None:
         game = await self._active_game(interaction)
         if game is None:
             return
         if GameTable.seat_of(game, interaction.user.id) is None:
             await reply_error(interaction, "Only the players can resign.")
             return
+        chosen = 1 if level is None else level.value
         name = _display(interaction.user)
+
+        def header(outcome: Outcome) -> str:
+            if outcome.state.resign_offer is not None:
+                return f"{name} offers to resign."
+            return f"{name} resigns."
+
+        await self._run_action(
+            interaction, game, lambda s, seat: s.offer_resign(seat, chosen), "resign", header
+        )
+
+    async def _answer_resign(
+        self, interaction: discord.Interaction[Any], game: Game, accept: bool
+    ) -> None:
+        seat = GameTable.seat_of(game, interaction.user.id)
+        state = self.table.state_of(game)
+        if seat is None or state.resign_offer is None:
+            await reply_error(interaction, "Only the players can answer an offer to resign.")
+            return
+        if accept and seat == state.resign_offer[0]:
+            await reply_error(interaction, "Your opponent answers your offer, not you.")
+            return
+        name = _display(interaction.user)
+
+        def header(outcome: Outcome) -> str:
+            if accept:
+                return f"{name} accepts the resignation."
+            if seat == state.resign_offer[0]:  # type: ignore[index]
+                return f"{name} withdraws the offer to resign."
+            return f"{name} rejects the offer to resign: the game goes on."
+
         await self._run_action(
             interaction,
             game,
-            lambda s, seat: s.resign(seat),
-            "resign",
-            lambda outcome: f"{name} resigns.",
+            (lambda s, st: s.accept_resign(st)) if accept else (lambda s, st: s.reject_resign(st)),
+            "resign" if accept else "note",
+            header,
         )
 
     @app_commands.command(
@@ -787,7 +1022,7 @@ class Games(commands.Cog):
             await interaction.response.send_message(
                 f"{interaction.user.mention} wants to abort this game. "
                 f"{mention(other) if other else 'The opponent'}, use /abort to agree.",
-                allowed_mentions=discord.AllowedMentions(users=True),
+                allowed_mentions=ping(other),  # the opponent is asked to answer
             )
         elif result == "repeated":
             await reply_error(
@@ -796,16 +1031,47 @@ class Games(commands.Cog):
                 f"waiting for {mention(other) if other else 'your opponent'} to agree with /abort.",
             )
         else:
+            if has_buttons(self.table.state_of(game)):
+                await self.boards.retire(game.channel_id, game.board_message_id, "*Aborted.*")
             await self._reply_committed(
                 interaction,
                 game.channel_id,
-                interaction.response.send_message("The game was aborted; it is not rated."),
+                interaction.response.send_message(
+                    "The game was aborted; it is not rated.", allowed_mentions=NO_PINGS
+                ),
                 "The game was aborted (not rated), but Discord did not take the reply.",
             )
 
+    @app_commands.command(name="games", description="The games in progress in this server")
+    @app_commands.guild_only()
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        assert interaction.guild_id is not None
+        active = await self.db.list_active_games(interaction.guild_id)
+        if not active:
+            await interaction.response.send_message(
+                "No games in progress. Start one with /challenge.", ephemeral=True
+            )
+            return
+        lines = []
+        for game in active[:MAX_GAMES_LISTED]:
+            lines.append(games_line(game))
+        more = len(active) - MAX_GAMES_LISTED
+        if more > 0:
+            lines.append(f"...and {plural(more, 'more game')}.")
+        embed = discord.Embed(
+            title=f"{plural(len(active), 'game')} in progress",
+            description="\n".join(lines)[:4000],
+        )
+        await interaction.response.send_message(
+            embed=embed, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
-    async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction[Any], variant: app_commands.Choice[str]
+    ) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
         if rules.options:
@@ -820,6 +1086,113 @@ class Games(commands.Cog):
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
+MAX_GAMES_LISTED = 30
+
+
+def games_line(game: Game) -> str:
+    """One game of /games: players, variant, whose turn, and a link to its board/channel."""
+    state = GameTable.state_of(game)
+    names = f"{mention(game.player_x)} vs {mention(game.player_o)}"
+    variant = get_variant(game.variant).name
+    match = f", match to {game.match_length} ({state.score[0]}-{state.score[1]})"
+    actor = actor_id(game, state)
+    turn = f"{mention(actor)} to play" if actor is not None else "finishing"
+    link = (
+        f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/{game.board_message_id}"
+        if game.board_message_id is not None
+        else f"<#{game.channel_id}>"
+    )
+    return (
+        f"**{variant}**{match if game.match_length > 1 else ''}: {names} · {turn} · "
+        f"<#{game.channel_id}> ([board]({link}))"
+    )
+
+
+_SEGMENT = re.compile(r"[\s,]+")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _SEGMENT.split(text.lower()) if t]
+
+
+def _token_matches(typed: str, token: str) -> bool:
+    """A typed token matches a play's token from the start, or from one of its points:
+    "8/" and "13/7" match "13/7/2"; "7/2" matches it too."""
+    return token.startswith(typed) or ("/" + typed) in token
+
+
+def _point_number(part: str) -> int:
+    digits = "".join(c for c in part if c.isdigit())
+    if part.startswith("bar"):
+        return 25
+    if part.startswith("off"):
+        return 0
+    return int(digits) if digits else 0
+
+
+def play_order(text: str) -> tuple[tuple[int, int], ...]:
+    """How players read a list of plays: by source point, high to low, numerically, then by
+    destination (high first)."""
+    key = []
+    for token in text.split():
+        parts = token.split("/")
+        key.append((-_point_number(parts[0]), -_point_number(parts[-1])))
+    return tuple(key)
+
+
+def narrow_plays(texts: list[str], typed: str) -> list[str]:
+    """The legal plays (canonical texts, "" for no play) that contain every token typed so
+    far, in any order, each matched by a different token of the play; in reading order."""
+    wanted = _tokens(typed)
+    chosen = []
+    for text in texts:
+        tokens = _tokens(text or "pass")
+        free = list(tokens)
+        ok = True
+        for typed_token in wanted:
+            hit = next((t for t in free if _token_matches(typed_token, t)), None)
+            if hit is None:
+                ok = False
+                break
+            free.remove(hit)
+        if ok:
+            chosen.append(text)
+    return sorted(chosen, key=lambda t: (play_order(t), t))
+
+
+def play_label(text: str, variant: str) -> str:
+    """An autocomplete choice's name: the play, and whether it hits or pins (traps)."""
+    if not text:
+        return "pass (no legal move)"
+    notes = []
+    if "*" in text:
+        notes.append("hits")
+    if "^" in text:
+        notes.append("traps" if variant == "neverfinishing" else "pins")
+    return (text + (f" - {', '.join(notes)}" if notes else ""))[:100]
+
+
+def _known_custom_id(
+    client: discord.Client, custom_id: str, message: discord.Message | None
+) -> bool:
+    """Whether discord.py will route this component to a handler (a dynamic item's template or
+    a view stored for the message)."""
+    store = getattr(getattr(client, "_connection", None), "_view_store", None)
+    if store is None:
+        return True  # cannot tell: let discord.py handle it
+    for pattern in getattr(store, "_dynamic_items", {}):
+        if pattern.fullmatch(custom_id):
+            return True
+    views = getattr(store, "_views", {})
+    message_id = message.id if message is not None else None
+    for key in views:
+        if isinstance(key, tuple) and len(key) == 3 and key[2] == custom_id:
+            return True
+        if key == message_id:
+            return True
+    return False
 
 
 def _recorded(outcome: Outcome) -> str:

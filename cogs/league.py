@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from cogs.boards import Boards
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from cogs.table import GameTable, Outcome
@@ -558,13 +559,17 @@ class League(commands.Cog):
         )
         await send_committed(
             interaction,
-            self._send_result(interaction, outcome, header),
+            self._send_result(interaction, outcome, header, fresh.board_message_id),
             "Your claim was recorded and the game is over, but Discord did not take the reply. "
             "/history shows the result.",
         )
 
     async def _send_result(
-        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+        self,
+        interaction: discord.Interaction[Any],
+        outcome: Outcome,
+        header: str,
+        board_message_id: int | None,
     ) -> None:
         state = outcome.state
         lines = [header, f"**Game over.** {result_text(state, state.players)}"]
@@ -579,11 +584,12 @@ class League(commands.Cog):
                     )
             if changes:
                 lines.append("Ratings: " + ", ".join(changes))
-        png = await self.table.render(state)
+        boards = Boards(self.bot, self.table)
+        await boards.retire(outcome.game.channel_id, board_message_id, "*Claimed on time.*")
         await interaction.response.send_message(
             "\n".join(lines)[:1900],
-            file=discord.File(io.BytesIO(png), filename=BOARD_FILE),
-            allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
+            file=await boards.file(state),
+            allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
         )
 
     # --- settings -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from functools import partial
 
 from engine.game import GAME_OVER, MATCH_OVER, GameState, LastPlay
 from render import render_board
-from render.game_scene import result_text, scene_for_game
+from render.game_scene import dice_label, result_text, scene_for_game
 from storage import (
     Challenge,
     FinishedGame,
@@ -49,14 +49,6 @@ class Outcome:
     finished: FinishedGame | None = None
     #: The record line the player's own action wrote (e.g. "Alice 65: 24/18 13/8").
     action_line: str = ""
-
-
-def dice_label(dice: str) -> str:
-    """ "65" -> "6-5"; "[6x3]" (an Express decision) -> "3x 6"."""
-    if dice.startswith("["):
-        value, copies = dice[1:-1].split("x")
-        return f"{copies}x {value}"
-    return f"{dice[0]}-{dice[1]}" if len(dice) == 2 else dice
 
 
 def describe_play(state: GameState, last: LastPlay) -> str:
@@ -205,17 +197,27 @@ class GameTable:
         outcome.finished = finished
         return outcome
 
-    async def render(self, state: GameState, *, elsewhere: bool = False) -> bytes:
-        """The board picture, rendered off the event loop.
+    async def render(
+        self,
+        state: GameState,
+        *,
+        theme: str = "default",
+        viewer: int | None = None,
+        elsewhere: bool = False,
+    ) -> bytes:
+        """The board picture (seen by ``viewer``, default the seat to act), rendered off the
+        event loop.
 
         ``elsewhere``: in a separate, lower-priority process (boards of games against the
         computer), so that those games do not slow the replies of games between people.
         """
-        scene = scene_for_game(state, state.players)
+        scene = scene_for_game(state, state.players, viewer)
         loop = asyncio.get_running_loop()
         if elsewhere:
-            return await loop.run_in_executor(self._side_renderer(), render_board, scene)
-        return await loop.run_in_executor(None, partial(render_board, scene))
+            return await loop.run_in_executor(
+                self._side_renderer(), partial(render_board, scene, theme)
+            )
+        return await loop.run_in_executor(None, partial(render_board, scene, theme))
 
     def _side_renderer(self) -> ProcessPoolExecutor:
         if self._renderer is None:

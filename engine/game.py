@@ -33,6 +33,8 @@ MAX_CUBE = 64
 #: Forced plays are played automatically; this bounds a pathological run of them in one call.
 MAX_AUTO_PLAYS = 500
 FORMAT_VERSION = 1
+#: How a resignation level is written (the Pin games: the loser's pips x1, x2, x3).
+RESIGN_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 
 def other(seat: int) -> int:
@@ -96,6 +98,8 @@ class GameState:
     result: GameResult | None = None
     match_winner: int | None = None
     record: tuple[str, ...] = field(default=())
+    #: A resignation offered and not yet answered: (the resigning seat, level 1..3).
+    resign_offer: tuple[int, int] | None = None
 
     # --- construction ---------------------------------------------------------------------
 
@@ -215,6 +219,7 @@ class GameState:
     # --- actions ----------------------------------------------------------------------------
 
     def _require(self, phase: str, seat: int, what: str) -> None:
+        self._no_offer_pending()
         if self.phase != phase:
             raise GameError("E_PHASE", f"You cannot {what} now.")
         if seat != self.mover:
@@ -301,7 +306,13 @@ class GameState:
         self._require(ROLL, seat, "roll")
         return self._roll(rng)
 
+    def _no_offer_pending(self) -> None:
+        if self.resign_offer is not None:
+            who = self.players[other(self.resign_offer[0])]
+            raise GameError("E_PHASE", f"A resignation offer is waiting for {who}'s answer.")
+
     def double(self, seat: int) -> GameState:
+        self._no_offer_pending()
         if not self.can_double(seat):
             if not self.rules.has_cube:
                 raise GameError("E_CUBE", f"{self.rules.name} is played without a doubling cube.")
@@ -336,6 +347,61 @@ class GameState:
             raise GameError("E_PHASE", "The game is already over.")
         return self._concede(seat, "resign", f"{self.players[seat]} resigns")
 
+    def resignation_value(self, seat: int, level: int) -> int:
+        """Points the opponent of ``seat`` would win if ``seat`` resigned at ``level``."""
+        base = self.rules.resignation_points(self.position_for(other(seat)), level)
+        return base * (self.cube if self.rules.has_cube else 1)
+
+    def offer_resign(self, seat: int, level: int = 1) -> GameState:
+        """Offer to resign at ``level`` (1 single, 2 gammon, 3 backgammon; in the Pin games the
+        loser's pips x1, x2, x3). The opponent accepts or rejects it; a variant with one level
+        concedes at once. Either player may offer, on either player's turn, as on FIBS/gnubg."""
+        if self.is_over:
+            raise GameError("E_PHASE", "The game is already over.")
+        levels = self.rules.resign_levels
+        if not 1 <= level <= levels:
+            if levels == 1:
+                raise GameError(
+                    "E_RESIGN", f"{self.rules.name} has one result: /resign concedes the game."
+                )
+            raise GameError("E_RESIGN", f"The resignation level is 1 to {levels}.")
+        if self.resign_offer is not None:
+            if self.resign_offer[0] == seat:
+                raise GameError("E_RESIGN", "Your offer to resign is waiting for an answer.")
+            raise GameError("E_RESIGN", "Answer your opponent's offer to resign first.")
+        if levels == 1:
+            return self.resign(seat)
+        points = self.resignation_value(seat, level)
+        unit = "point" if points == 1 else "points"
+        line = f"{self.players[seat]} offers to resign {RESIGN_NAMES[level]} ({points} {unit})"
+        return replace(self, resign_offer=(seat, level), record=(*self.record, line))
+
+    def _offer_to(self, seat: int) -> tuple[int, int]:
+        offer = self.resign_offer
+        if offer is None:
+            raise GameError("E_RESIGN", "No resignation is on offer.")
+        if offer[0] == seat:
+            raise GameError("E_TURN", "Your opponent answers your offer, not you.")
+        return offer
+
+    def accept_resign(self, seat: int) -> GameState:
+        """Accept the opponent's offer: the game ends with the offered result."""
+        loser, level = self._offer_to(seat)
+        points = self.resignation_value(loser, level)
+        line = f"{self.players[seat]} accepts"
+        state = replace(self, resign_offer=None, record=(*self.record, line))
+        return state._finish(GameResult(seat, points, "resign"))
+
+    def reject_resign(self, seat: int) -> GameState:
+        """Reject the opponent's offer (or withdraw one's own): the game goes on."""
+        offer = self.resign_offer
+        if offer is None:
+            raise GameError("E_RESIGN", "No resignation is on offer.")
+        verb = "withdraws the offer" if offer[0] == seat else "rejects"
+        return replace(
+            self, resign_offer=None, record=(*self.record, f"{self.players[seat]} {verb}")
+        )
+
     def claim(self, claimer: int) -> GameState:
         """Win on time: the opponent of ``claimer`` let the clock run out.
 
@@ -358,11 +424,9 @@ class GameState:
         return state
 
     def _concede(self, loser: int, kind: str, line: str) -> GameState:
-        winner = other(loser)
-        base = self.rules.resignation_points(self.position_for(winner))
-        points = base * (self.cube if self.rules.has_cube else 1)
-        state = replace(self, record=(*self.record, line))
-        return state._finish(GameResult(winner, points, kind))
+        points = self.resignation_value(loser, 1)
+        state = replace(self, resign_offer=None, record=(*self.record, line))
+        return state._finish(GameResult(other(loser), points, kind))
 
     def _finish(self, result: GameResult) -> GameState:
         score = list(self.score)
@@ -383,6 +447,7 @@ class GameState:
             chain=None,
             phase=MATCH_OVER if winner is not None else GAME_OVER,
             match_winner=winner,
+            resign_offer=None,
         )
         return state
 
@@ -470,6 +535,7 @@ class GameState:
             },
             "match_winner": self.match_winner,
             "record": list(self.record),
+            "resign_offer": None if self.resign_offer is None else list(self.resign_offer),
         }
 
     @classmethod
@@ -484,6 +550,7 @@ class GameState:
         chain = d["chain"]
         last = d["last"]
         result = d["result"]
+        offer = d.get("resign_offer")  # absent in states saved before resignation offers
         return cls(
             variant=d["variant"],
             players=(d["players"][0], d["players"][1]),
@@ -523,6 +590,7 @@ class GameState:
             else GameResult(result["winner"], result["points"], result["kind"]),
             match_winner=d["match_winner"],
             record=tuple(d["record"]),
+            resign_offer=None if offer is None else (offer[0], offer[1]),
         )
 
 
@@ -531,6 +599,7 @@ __all__ = [
     "GAME_OVER",
     "MATCH_OVER",
     "MOVE",
+    "RESIGN_NAMES",
     "ROLL",
     "Chain",
     "GameResult",

@@ -375,7 +375,12 @@ class _Painter:
     def title(self) -> None:
         s = self.scene
         t = self.theme
-        right = f"Match to {s.match_length}" if s.match_length > 1 else ""
+        right = ""
+        if s.match_length > 1:
+            sx, so = _count(s.match_score, 0), _count(s.match_score, 1)
+            right = f"Match to {s.match_length} · {sx}-{so}"
+            if s.crawford:
+                right += " · Crawford"
         rw = T.width(right, 22)
         title = T.fit(str(s.variant_name), 24, True, L.WIDTH - 2 * L.MARGIN - rw - 30)
         y = L.TITLE_H // 2 + 2

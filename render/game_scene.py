@@ -10,6 +10,34 @@ from render.scene import BoardScene, ChainInfo, LastPlay
 SEAT_COLOURS = ("light", "dark")
 
 
+_COUNT_WORDS = ("no", "one", "two", "three", "four")
+
+
+def roll_text(high: int, low: int) -> str:
+    """The one way dice are written in messages and pictures: "6-5", "4-4"."""
+    return f"{high}-{low}"
+
+
+def chain_text(value: int, copies: int) -> str:
+    """An Express decision: "three 4s", "one 6"."""
+    word = _COUNT_WORDS[copies] if 0 <= copies < len(_COUNT_WORDS) else str(copies)
+    return f"{word} {value}" + ("" if copies == 1 else "s")
+
+
+def dice_label(dice: str) -> str:
+    """A record's dice ("65", or "[6x3]" for an Express decision) as written for players."""
+    if dice.startswith("[") and dice.endswith("]") and "x" in dice:
+        value, copies = dice[1:-1].split("x")
+        return chain_text(int(value), int(copies))
+    return roll_text(int(dice[0]), int(dice[1])) if len(dice) == 2 and dice.isdigit() else dice
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """ "1 game", "2 games", "1 match", "3 matches"."""
+    word = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count} {word}"
+
+
 def _dice_digits(text: str) -> tuple[int, ...] | None:
     digits = tuple(int(c) for c in text if c.isdigit())
     if text.startswith("["):  # "[6x3]": three sixes of a chain decision
@@ -28,8 +56,8 @@ def result_text(state: GameState, names: tuple[str, str]) -> str | None:
             else "Tie: both mothers pinned"
         )
     else:
-        unit = "point" if result.points == 1 else "points"
-        what = f"{names[result.winner]} wins {result.points} {unit} ({result.kind})"
+        points = plural(result.points, "point")
+        what = f"{names[result.winner]} wins {points} ({result.kind})"
     if state.match_length > 1:
         what += f" - match {state.score[0]}-{state.score[1]}"
         if state.match_winner is not None:
@@ -41,16 +69,53 @@ def status_text(state: GameState, names: tuple[str, str]) -> str | None:
     if state.is_over:
         return None
     actor = names[state.mover]
+    if state.resign_offer is not None:
+        seat, level = state.resign_offer
+        worth = plural(state.resignation_value(seat, level), "point")
+        return f"{names[seat]} offers to resign ({worth}): {names[1 - seat]} to accept or reject"
     if state.phase == ROLL:
         return f"{actor} to roll or double"
     if state.phase == DOUBLE:
         return f"{names[state.turn]} doubles to {state.cube * 2}: {actor} to take or pass"
     if state.phase == MOVE and state.chain is not None:
         value, copies = state.chain.pending[0]
-        return f"{actor} to play {copies}x {value}"
+        return f"{actor} to play {chain_text(value, copies)}"
     if state.phase == MOVE and state.dice is not None:
-        return f"{actor} to play {state.dice.high}-{state.dice.low}"
+        return f"{actor} to play {roll_text(state.dice.high, state.dice.low)}"
     return None
+
+
+def alt_text(state: GameState, names: tuple[str, str], viewer: int | None = None) -> str:
+    """The picture described in words (the attachment's alt text for screen readers): who is
+    to play, the dice, the last play, pip counts, cube and match score."""
+    rules = state.rules
+    parts = [f"{rules.name} board."]
+    pips = ", ".join(
+        f"{names[seat]} ({SEAT_COLOURS[seat]}) {plural(state.pips(seat), 'pip')}" for seat in (0, 1)
+    )
+    parts.append(f"Pip counts: {pips}.")
+    status = status_text(state, names)
+    if status is not None:
+        parts.append(status[0].upper() + status[1:] + ".")
+    result = result_text(state, names)
+    if result is not None:
+        parts.append(f"Game over: {result}.")
+    if state.last is not None:
+        who = names[state.last.seat]
+        dice = dice_label(state.last.dice)
+        play = state.last.text or "no move"
+        parts.append(f"Last play: {who} {dice}: {play}.")
+    if rules.has_cube:
+        owner = "centred" if state.cube_owner is None else f"owned by {names[state.cube_owner]}"
+        parts.append(f"Cube {state.cube}, {owner}.")
+    if state.match_length > 1:
+        parts.append(
+            f"Match to {state.match_length}: {names[0]} {state.score[0]}, "
+            f"{names[1]} {state.score[1]}" + (", Crawford game." if state.crawford else ".")
+        )
+    if viewer is not None:
+        parts.append(f"Seen from {names[viewer]}'s side.")
+    return " ".join(parts)[:1024]
 
 
 def scene_for_game(
@@ -93,6 +158,7 @@ def scene_for_game(
         cube_owner=None if state.cube_owner is None else side(state.cube_owner),
         match_length=state.match_length,
         match_score=(state.score[viewer], state.score[1 - viewer]),
+        crawford=state.crawford and state.match_length > 1,
         last_play=last,
         result=result_text(state, names),
         status=status_text(state, names),

@@ -58,6 +58,8 @@ class BoardScene:
     match_length: int = 1
     #: ``(X, O)``.
     match_score: tuple[int, int] = (0, 0)
+    #: The Crawford game of a match (no doubling), shown next to the match length.
+    crawford: bool = False
     last_play: LastPlay | None = None
     #: Game-over text, e.g. ``"Alice wins 2 points (gammon)"``.
     result: str | None = None

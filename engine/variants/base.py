@@ -169,9 +169,14 @@ class Variant:
         """X has borne off all 15 checkers."""
         raise NotImplementedError
 
-    def resignation_points(self, pos: Position) -> int:
-        """Points X wins when O resigns in ``pos`` (a single game's value)."""
-        return 1
+    #: Resignation levels a loser may offer (classic: single, gammon, backgammon; the Pin
+    #: games: the loser's pips x1, x2, x3). 1: resigning concedes the game at once.
+    resign_levels: ClassVar[int] = 1
+
+    def resignation_points(self, pos: Position, level: int = 1) -> int:
+        """Points X wins when O resigns at ``level`` (1..resign_levels) in ``pos``, before the
+        cube. The base: a single game's value times the level."""
+        return level
 
     # --- single-die steps (RULES §2.2) -------------------------------------------------------
 

@@ -60,6 +60,8 @@ class Classic(Variant):
     def is_permanently_blocked(self, stack: str) -> bool:
         return len(stack) >= 2 and stack[0] == O
 
+    resign_levels = 3  # single, gammon, backgammon (times the cube)
+
     def score_win(self, pos: Position) -> Result:
         if pos.off[1] > 0:
             return Result(X, 1, "single")

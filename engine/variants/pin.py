@@ -85,8 +85,11 @@ class Pin(CoveringVariant):
     def score_win(self, pos: Position) -> Result:
         return pin_score(pos)
 
-    def resignation_points(self, pos: Position) -> int:
-        return pos.pips(O)
+    resign_levels = 3
+
+    def resignation_points(self, pos: Position, level: int = 1) -> int:
+        # As the game's own scoring: the loser's pips, x2 (gammon), x3 (backgammon).
+        return pos.pips(O) * level
 
 
 class PinMother(Pin):

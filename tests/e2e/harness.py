@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,17 +122,19 @@ def best_play(state: GameState, offered: list[str]) -> str:
     return min(offered, key=lambda t: (plays[t].after.pips(X), plays[t].after.pips("O"), t))
 
 
-def png_of(handle: InteractionHandle) -> bytes | None:
-    if handle.callback is not None and handle.callback.files:
-        return handle.callback.files[0].data
-    for msg in handle.messages:
-        if msg.attachments:
-            return msg.attachments[0].data
+def png_of(message: FakeMessage | None) -> bytes | None:
+    if message is not None and message.attachments:
+        return message.attachments[0].data
     return None
 
 
-def board_message(handle: InteractionHandle) -> FakeMessage | None:
-    return handle.original
+def board_images(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
+    """The bot's messages in ``channel`` that carry a board picture, oldest first."""
+    return [
+        m
+        for m in fake.messages_in(channel)
+        if m.author.bot and not m.ephemeral and any(a.is_png for a in m.attachments)
+    ]
 
 
 @dataclass
@@ -146,6 +148,7 @@ class Table:
     bob: FakeUser
     boards: list[bytes] = field(default_factory=list)
     last_board: FakeMessage | None = None
+    challenge_message: FakeMessage | None = None
     interactions: int = 0
 
     @property
@@ -156,6 +159,28 @@ class Table:
         await handle.wait_initial(TIMEOUT)
         self.interactions += 1
         return handle
+
+    async def settle(self, game_id: int | None, board_id: int | None, edits: int) -> Game:
+        """Wait until the bot has shown an action: a new board message, or the board edited."""
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while True:
+            if game_id is None:
+                game = await self.db.get_active_game(self.channel.id)
+            else:
+                game = await self.db.get_game(game_id)
+            if game is not None and game.board_message_id is not None:
+                if game.board_message_id != board_id:
+                    return game
+                msg = self.fake.get_message(board_id) if board_id is not None else None
+                if msg is not None and msg.edit_count > edits:
+                    return game
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError("the bot did not show the action in time")
+            await asyncio.sleep(0.01)
+
+    def _edits(self, board_id: int | None) -> int:
+        msg = self.fake.get_message(board_id) if board_id is not None else None
+        return msg.edit_count if msg is not None else 0
 
     async def challenge(
         self, variant: str, length: int = 1, options: str | None = None
@@ -174,20 +199,46 @@ class Table:
         )
         assert handle.callback is not None and not handle.callback.ephemeral, handle.content
         msg = await handle.wait_original()
+        self.challenge_message = msg
         accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
         click = await self.send(await self.fake.click(self.bob, msg, accept))
         assert click.callback is not None and not click.callback.ephemeral, click.callback.content
-        self._board(click)
+        game = await self.settle(None, None, 0)
+        self._board(game)
         return click
 
-    def _board(self, handle: InteractionHandle) -> None:
-        png = png_of(handle)
+    def _board(self, game: Game) -> None:
+        assert game.board_message_id is not None
+        msg = self.fake.get_message(game.board_message_id)
+        png = png_of(msg)
         assert png is not None and png.startswith(b"\x89PNG"), "no board picture attached"
         self.boards.append(png)
-        self.last_board = handle.original
+        self.last_board = msg
 
     async def game(self) -> Game | None:
         return await self.db.get_active_game(self.channel.id)
+
+    async def act(self, user: FakeUser, command: str, **options: object) -> InteractionHandle:
+        """A game command that the bot accepts; returns once its board is shown."""
+        game = await self.game()
+        assert game is not None
+        board_id = game.board_message_id
+        edits = self._edits(board_id)
+        handle = await self.send(await self.fake.slash(user, self.channel, command, **options))
+        self._board(await self.settle(game.id, board_id, edits))
+        return handle
+
+    async def press(self, user: FakeUser, action: str) -> InteractionHandle:
+        """Click a button of the live board; returns once the bot has shown the result."""
+        game = await self.game()
+        assert game is not None and self.last_board is not None
+        button = self._button(action)
+        assert button is not None, f"no {action} button on {self.last_board.custom_ids()}"
+        board_id = game.board_message_id
+        edits = self._edits(board_id)
+        handle = await self.send(await self.fake.click(user, self.last_board, button))
+        self._board(await self.settle(game.id, board_id, edits))
+        return handle
 
     async def step(self, use_buttons: bool = True) -> InteractionHandle:
         """Make one decision for whoever must act."""
@@ -196,25 +247,19 @@ class Table:
         state = GameState.from_json(game.state_json)
         user = mover_user(game, state, self.users)
         if state.phase == ROLL:
-            button = self._button("roll")
-            if use_buttons and button is not None:
-                handle = await self.send(await self.fake.click(user, self.last_board, button))
+            if use_buttons and self._button("roll") is not None:
+                handle = await self.press(user, "roll")
             else:
-                handle = await self.send(await self.fake.slash(user, self.channel, "roll"))
+                handle = await self.act(user, "roll")
         elif state.phase == DOUBLE:
-            handle = await self.send(await self.fake.slash(user, self.channel, "take"))
+            handle = await self.act(user, "take")
         else:
             assert state.phase == MOVE
             ac = await self.fake.autocomplete(user, self.channel, "move", "play", play="")
             offered = [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)]
             assert offered, "no autocomplete choices for the player to act"
-            handle = await self.send(
-                await self.fake.slash(user, self.channel, "move", play=best_play(state, offered))
-            )
-        assert handle.callback is not None and not handle.callback.ephemeral, (
-            handle.callback.content
-        )
-        self._board(handle)
+            handle = await self.act(user, "move", play=best_play(state, offered))
+        assert handle.callback is not None
         return handle
 
     def _button(self, action: str) -> str | None:
@@ -224,13 +269,13 @@ class Table:
             (c for c in self.last_board.custom_ids() if c.startswith(f"bg:{action}:")), None
         )
 
-    async def play_out(self, limit: int = 3000) -> InteractionHandle:
-        handle: InteractionHandle | None = None
+    async def play_out(self, limit: int = 3000) -> FakeMessage:
+        """Play until the game is over; returns the final board message."""
         for i in range(limit):
             if await self.game() is None:
-                assert handle is not None
-                return handle
-            handle = await self.step(use_buttons=i % 2 == 0)
+                assert self.last_board is not None
+                return self.last_board
+            await self.step(use_buttons=i % 2 == 0)
         raise AssertionError(f"game did not end within {limit} decisions")
 
 
@@ -299,3 +344,41 @@ class ShardProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+
+
+@dataclass
+class Reply:
+    """What the person who used a command finally sees from the bot."""
+
+    ephemeral: bool
+    content: str
+    message: FakeMessage | None
+
+
+async def reply_of(handle: InteractionHandle, timeout: float = TIMEOUT) -> Reply:
+    """The answer to an interaction, following a deferral ("thinking") to its final text."""
+    callback = await handle.wait_initial(timeout)
+    if callback.type == 5:  # deferred: the answer is the edited placeholder
+
+        def resolved() -> FakeMessage | None:
+            msg = handle.original
+            return msg if msg is not None and (msg.deleted or not msg.loading) else None
+
+        original = await handle.signal.wait_for(resolved, timeout, lambda: repr(handle))
+        text = "" if original.deleted else original.text()
+        return Reply(original.ephemeral, text, original)
+    if callback.type == 6:  # a click answered later by editing its message, or a followup
+        followups = await handle.wait_followups(1, timeout)
+        return Reply(followups[0].ephemeral, followups[0].text(), followups[0])
+    original = handle.original
+    text = original.text() if original is not None else (callback.content or "")
+    return Reply(callback.ephemeral, text, original)
+
+
+async def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Wait until ``check()`` holds (the bot finishes an action with a few more messages)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)

@@ -93,6 +93,57 @@ def test_pin_resignation_scores_the_loser_pips() -> None:
     assert done.result is not None and done.result.points == done.pips(1)
 
 
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_classic_resign_offer_accepted_scores_the_level_times_cube(level: int) -> None:
+    rng = ScriptedDice([6, 1, 3, 1, 4, 2])
+    state = GameState.new("classic", ("A", "B"), rng, match_length=9)
+    state = state.play(0, "13/7 8/7", rng).double(1).take(0, rng)  # cube 2, B to move
+    offered = state.offer_resign(0, level)
+    assert offered.resign_offer == (0, level) and offered.result is None
+    assert offered.record[-1].startswith("A offers to resign")
+    assert f"({2 * level} points)" in offered.record[-1]
+    # Nothing else happens until the offer is answered; the offerer cannot answer it.
+    with pytest.raises(GameError):
+        offered.play(1, "13/7 8/7", rng)
+    with pytest.raises(GameError):
+        offered.accept_resign(0)
+    done = offered.accept_resign(1)
+    assert done.result is not None
+    assert (done.result.winner, done.result.points, done.result.kind) == (1, 2 * level, "resign")
+    assert done.score == (0, 2 * level) and done.resign_offer is None
+    assert GameState.from_json(offered.to_json()) == offered
+
+
+def test_resign_offer_rejected_the_game_goes_on() -> None:
+    rng = ScriptedDice([6, 1])
+    state = GameState.new("classic", ("A", "B"), rng)
+    offered = state.offer_resign(1, 2)  # B offers on A's turn
+    with pytest.raises(GameError):
+        offered.offer_resign(1, 3)
+    rejected = offered.reject_resign(0)
+    assert rejected.resign_offer is None and rejected.result is None
+    assert rejected.record[-1] == "A rejects"
+    after = rejected.play(0, "13/7 8/7", ScriptedDice([3, 1]))
+    assert after.turn == 1
+
+
+def test_pin_resign_levels_multiply_the_loser_pips() -> None:
+    state = GameState.new("pin", ("A", "B"), random.Random(5), match_length=10_000)
+    pips = state.pips(1)
+    for level in (1, 2, 3):
+        done = state.offer_resign(1, level).accept_resign(0)
+        assert done.result is not None and done.result.points == level * pips
+
+
+@pytest.mark.parametrize("variant", ["blocking", "blocking-express", "dutch", "neverfinishing"])
+def test_one_level_variants_concede_at_once(variant: str) -> None:
+    state = GameState.new(variant, ("A", "B"), random.Random(5))
+    done = state.offer_resign(0)
+    assert done.result is not None and done.result.winner == 1 and done.resign_offer is None
+    with pytest.raises(GameError):
+        state.offer_resign(0, 2)
+
+
 def test_crawford_game_has_no_doubling() -> None:
     rng = random.Random(7)
     state = GameState.new("classic", ("A", "B"), rng, match_length=3)

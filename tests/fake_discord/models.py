@@ -404,6 +404,11 @@ class FakeMessage:
     type: int = 0
     tts: bool = False
     mentions: list[FakeUser] = field(default_factory=list)
+    #: Who was notified when the message was created, after allowed_mentions (edits never
+    #: notify, ephemeral messages neither).
+    pinged: list[FakeUser] = field(default_factory=list)
+    pinged_roles: list[int] = field(default_factory=list)
+    pinged_everyone: bool = False
     webhook_id: int | None = None
     application_id: int | None = None
     interaction_id: int | None = None

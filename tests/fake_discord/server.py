@@ -105,6 +105,7 @@ GATEWAY_PATH = "/gateway-ws"
 CDN_PREFIX = "/cdn"
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 MENTION_RE = re.compile(r"<@!?(\d+)>")
+ROLE_MENTION_RE = re.compile(r"<@&(\d+)>")
 # Flags a bot may set when creating a message (SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, V2).
 CREATE_FLAGS = 4 | 4096 | FLAG_COMPONENTS_V2
 # Flags changeable by an edit (SUPPRESS_EMBEDS, and V2 may be switched on).
@@ -281,6 +282,8 @@ class FakeDiscord:
         self.faults: list[Fault] = []
         self.requests: deque[RequestRecord] = deque(maxlen=request_log_size)
         self.errors: list[ErrorRecord] = []
+        #: (message, user) for every notification a created message caused.
+        self.pings: list[tuple[FakeMessage, FakeUser]] = []
         self.unknown_routes: list[RequestRecord] = []
 
         self._runner: web.AppRunner | None = None
@@ -887,6 +890,22 @@ class FakeDiscord:
         members = {u.id: u for guild in self.guilds.values() for u in guild.members.values()}
         return [members[i] for i in ids if i in members]
 
+    def _pings(self, msg: FakeMessage, body: JSON) -> None:
+        """Who a created message notifies: mentions in its content that ``allowed_mentions``
+        lets through (absent: the client default, here everything, as Discord does)."""
+        if msg.ephemeral:
+            return
+        allowed = body.get("allowed_mentions")
+        parse = {"users", "roles", "everyone"} if allowed is None else set(allowed.get("parse", []))
+        users = set() if allowed is None else {int(u) for u in allowed.get("users", []) or []}
+        roles = set() if allowed is None else {int(r) for r in allowed.get("roles", []) or []}
+        content = msg.content or ""
+        msg.pinged = [u for u in msg.mentions if "users" in parse or u.id in users]
+        mentioned_roles = {int(r) for r in ROLE_MENTION_RE.findall(content)}
+        msg.pinged_roles = sorted(r for r in mentioned_roles if "roles" in parse or r in roles)
+        msg.pinged_everyone = "everyone" in parse and ("@everyone" in content or "@here" in content)
+        self.pings.extend((msg, u) for u in msg.pinged)
+
     def _store_message(self, msg: FakeMessage) -> FakeMessage:
         self._messages[msg.id] = msg
         self._channel_messages.setdefault(msg.channel_id, []).append(msg)
@@ -986,6 +1005,8 @@ class FakeDiscord:
             msg.type = 19
         if handle is not None:
             self._attach_interaction(msg, handle)
+        if not msg.loading:
+            self._pings(msg, body)
         return self._store_message(msg)
 
     def _attach_interaction(self, msg: FakeMessage, handle: InteractionHandle) -> None:
@@ -1039,6 +1060,8 @@ class FakeDiscord:
         )
         msg.flags = flags & ~FLAG_LOADING
         msg.mentions = self._mentions(content)
+        if was_loading:  # resolving a deferred response creates the message people see
+            self._pings(msg, body)
         msg.edit_count += 1
         msg.edited_at = time.perf_counter()
         if not was_loading:

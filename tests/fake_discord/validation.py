@@ -119,6 +119,30 @@ def validate_components(components: Any, flags: int) -> None:
             raise form_error(f"components.{i}", "A select menu must be alone in its row.")
 
 
+MAX_ALT_TEXT = 1024
+
+
+def validate_allowed_mentions(allowed: Any) -> None:
+    """Discord refuses a ``parse`` type that is also given as an explicit list."""
+    if allowed is None:
+        return
+    if not isinstance(allowed, dict):
+        raise form_error("allowed_mentions", "Must be an object.")
+    parse = allowed.get("parse", [])
+    if not isinstance(parse, list) or not set(parse) <= {"users", "roles", "everyone"}:
+        raise form_error("allowed_mentions.parse", "Invalid parse type.")
+    for kind in ("users", "roles"):
+        listed = allowed.get(kind)
+        if listed is not None:
+            if not isinstance(listed, list) or len(listed) > 100:
+                raise form_error(f"allowed_mentions.{kind}", "Must be 100 or fewer in length.")
+            if listed and kind in parse:
+                raise form_error(
+                    "allowed_mentions",
+                    f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.',
+                )
+
+
 def validate_message(body: JSON, n_files: int, *, creating: bool) -> None:
     """Reject what Discord rejects for create/edit message bodies."""
     content = body.get("content")
@@ -136,9 +160,18 @@ def validate_message(body: JSON, n_files: int, *, creating: bool) -> None:
         validate_components(body["components"], flags)
     if flags & FLAG_COMPONENTS_V2 and (content or body.get("embeds")):
         raise form_error("content", "Cannot send content or embeds with IS_COMPONENTS_V2")
+    validate_allowed_mentions(body.get("allowed_mentions"))
     attachments = body.get("attachments")
     if attachments is not None and not isinstance(attachments, list):
         raise form_error("attachments", "Must be an array.")
+    for i, entry in enumerate(attachments or []):
+        description = entry.get("description") if isinstance(entry, dict) else None
+        if description is not None and (
+            not isinstance(description, str) or len(description) > MAX_ALT_TEXT
+        ):
+            raise form_error(
+                f"attachments.{i}.description", f"Must be {MAX_ALT_TEXT} or fewer in length."
+            )
     if n_files > MAX_ATTACHMENTS or len(attachments or []) > MAX_ATTACHMENTS:
         raise form_error("attachments", f"Must be {MAX_ATTACHMENTS} or fewer in length.")
     if creating and not (

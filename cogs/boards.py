@@ -1,0 +1,146 @@
+"""How games appear in a channel: one live board message per game, edited in place while the
+same player keeps acting, a new one (and one ping) when the turn passes to the other player.
+
+A message whose buttons no longer apply is edited: buttons removed and a short status line
+added. Mentions are explicit on every message: only the player to act is ever pinged.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any
+
+import discord
+
+from cogs.table import GameTable
+from engine.game import DOUBLE, ROLL, GameState
+from render.game_scene import alt_text
+from storage import Game
+
+log = logging.getLogger(__name__)
+
+BOARD_FILE = "board.png"
+#: Discord's message length is 2000; keep room for a status line added later.
+MAX_CONTENT = 1800
+NO_PINGS = discord.AllowedMentions.none()
+
+
+def ping(user_id: int | None) -> discord.AllowedMentions:
+    """Allow exactly one user to be pinged (never roles, never everyone)."""
+    if user_id is None:
+        return NO_PINGS
+    return discord.AllowedMentions(
+        everyone=False, roles=False, users=[discord.Object(id=user_id)], replied_user=False
+    )
+
+
+def actor_id(game: Game, state: GameState) -> int | None:
+    """The user who must act now (None once the game is over)."""
+    if state.is_over:
+        return None
+    if state.resign_offer is not None:
+        return GameTable.user_of(game, 1 - state.resign_offer[0])
+    return GameTable.user_of(game, state.mover)
+
+
+def has_buttons(state: GameState) -> bool:
+    if state.is_over:
+        return False
+    return (
+        state.resign_offer is not None
+        or state.phase == DOUBLE
+        or (state.phase == ROLL and state.rules.has_cube)
+    )
+
+
+def clip(text: str) -> str:
+    return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 3] + "..."
+
+
+class Boards:
+    """Posts, edits and retires board messages (the Discord side of a game's presentation)."""
+
+    def __init__(self, client: discord.Client, table: GameTable) -> None:
+        self.client = client
+        self.table = table
+
+    def channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(channel_id)
+
+    async def file(
+        self,
+        state: GameState,
+        *,
+        theme: str = "default",
+        viewer: int | None = None,
+        elsewhere: bool = False,
+    ) -> discord.File:
+        png = await self.table.render(state, theme=theme, viewer=viewer, elsewhere=elsewhere)
+        return discord.File(
+            io.BytesIO(png),
+            filename=BOARD_FILE,
+            description=alt_text(state, state.players, viewer),
+        )
+
+    async def post(
+        self,
+        channel_id: int,
+        state: GameState,
+        content: str,
+        view: discord.ui.View | None,
+        pinged: int | None,
+        *,
+        theme: str = "default",
+    ) -> discord.Message:
+        """A new board message; ``pinged`` is the only user it may notify."""
+        kwargs: dict[str, Any] = {
+            "content": clip(content),
+            "file": await self.file(state, theme=theme),
+            "allowed_mentions": ping(pinged),
+        }
+        if view is not None:
+            kwargs["view"] = view
+        return await self.channel(channel_id).send(**kwargs)
+
+    async def edit(
+        self,
+        message: discord.Message | discord.PartialMessage,
+        state: GameState,
+        content: str,
+        view: discord.ui.View | None,
+        *,
+        theme: str = "default",
+    ) -> discord.Message:
+        """Redraw a board message in place (new picture, text and buttons; edits never ping)."""
+        return await message.edit(
+            content=clip(content),
+            attachments=[await self.file(state, theme=theme)],
+            view=view,
+            allowed_mentions=NO_PINGS,
+        )
+
+    async def retire(
+        self,
+        channel_id: int,
+        message_id: int | None,
+        status: str,
+        message: discord.Message | None = None,
+    ) -> None:
+        """Remove a message's buttons and add a status line (its buttons no longer apply)."""
+        if message_id is None and message is None:
+            return
+        try:
+            if message is None:
+                assert message_id is not None
+                message = await self.channel(channel_id).fetch_message(message_id)
+            content = message.content
+            if status and not content.endswith(status):
+                content = clip(f"{content}\n{status}" if content else status)
+            await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
+        except discord.HTTPException as exc:
+            # Deleted by a moderator, or no access any more: nothing left to tidy.
+            log.info("could not retire message %s in %s: %s", message_id, channel_id, exc)
+
+    async def send_text(self, channel_id: int, content: str, pinged: int | None) -> None:
+        await self.channel(channel_id).send(clip(content), allowed_mentions=ping(pinged))

@@ -99,6 +99,8 @@ class Config:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     #: File touched while the gateway is connected (a container HEALTHCHECK reads its age).
     health_file: Path | None = None
+    #: Where the repository's docs/ folder is published (for /rules links); None = not linked.
+    docs_url: str | None = None
 
 
 def _optional(environ: Mapping[str, str], name: str) -> str | None:
@@ -274,6 +276,16 @@ def load_config(environ: Mapping[str, str]) -> Config:
     raw_health = _optional(environ, "HEALTH_FILE")
     health_file = Path(raw_health) if raw_health is not None else None
 
+    docs_url = _optional(environ, "DOCS_URL")
+    if docs_url is not None:
+        parts = urlsplit(docs_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(
+                f"DOCS_URL {docs_url!r} is invalid: expected an http(s) URL of the docs folder, "
+                "e.g. https://github.com/OWNER/REPO/blob/main/docs"
+            )
+        docs_url = docs_url.rstrip("/")
+
     return Config(
         token=token,
         database_path=database_path,
@@ -286,6 +298,7 @@ def load_config(environ: Mapping[str, str]) -> Config:
         shards=shards,
         startup_timeout=startup_timeout,
         health_file=health_file,
+        docs_url=docs_url,
     )
 
 

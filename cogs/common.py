@@ -46,7 +46,12 @@ def mention(user_id: int) -> str:
 
 async def reply_error(interaction: discord.Interaction[Any], message: str) -> None:
     """Tell only the person who asked what is wrong (ephemeral), whatever was sent before."""
-    if interaction.response.is_done():
-        await interaction.followup.send(message, ephemeral=True)
-    else:
-        await interaction.response.send_message(message, ephemeral=True)
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+    except discord.NotFound:
+        # The interaction could not be acknowledged in time (Discord answers 404 for it):
+        # there is nobody left to tell.
+        log.info("refusal for interaction %s not delivered: %s", interaction.id, message[:80])

@@ -331,6 +331,35 @@ class Games(commands.Cog):
         else:
             self._owed_boards.add(channel_id)
 
+    @staticmethod
+    async def acknowledge(interaction: discord.Interaction[Any]) -> None:
+        """Answer Discord at once (its deadline is 3 s): a click will update its message, a
+        command thinks privately (refusals stay private; the board is a message of its own)."""
+        if interaction.response.is_done():
+            return
+        try:
+            if interaction.type == discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            # Nothing is done yet and the board goes to the channel, not to the interaction:
+            # carry on; only this player's private notes may be lost.
+            log.warning("could not acknowledge interaction %s: %s", interaction.id, exc)
+
+    @staticmethod
+    async def confirm(interaction: discord.Interaction[Any], text: str) -> None:
+        """Close a command's private "thinking" with a short note (a click needs none)."""
+        if interaction.type == discord.InteractionType.component:
+            return
+        try:
+            if text:
+                await interaction.edit_original_response(content=text[:1900])
+            else:
+                await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.info("could not close interaction %s", interaction.id)
+
     async def _active_game(self, interaction: discord.Interaction[Any]) -> Game | None:
         assert interaction.channel_id is not None
         game = await self.db.get_active_game(interaction.channel_id)
@@ -1079,6 +1108,20 @@ class Games(commands.Cog):
                 name="Options (/challenge ... options:)",
                 value="\n".join(f"`{name}`: {o.about}" for name, o in rules.options.items()),
                 inline=False,
+            )
+        page = f"variants/{rules.id}.md"
+        base = getattr(getattr(self.bot, "config", None), "docs_url", None)
+        if base:
+            embed.url = f"{base}/{page}"
+            embed.add_field(
+                name="More",
+                value=f"[Rules of {rules.name}]({base}/{page}) · "
+                f"[complete rules and rulings]({base}/rules.md)",
+                inline=False,
+            )
+        else:
+            embed.set_footer(
+                text=f"More: docs/{page} and docs/rules.md (complete rules) in the bot's source."
             )
         await interaction.response.send_message(embed=embed, ephemeral=True)
 

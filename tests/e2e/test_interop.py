@@ -14,7 +14,7 @@ from engine.history import PLAY, replay
 from interop.gnubg import gnubg_id
 from tests.fake_discord import FakeDiscord
 
-from .harness import TIMEOUT, Table
+from .harness import TIMEOUT, Table, reply_of
 
 GNUBG_ID = re.compile(r"[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}")
 
@@ -27,8 +27,8 @@ async def test_board_and_record_show_gnubg_ids(table: Table, fake: FakeDiscord) 
     assert game is not None
     state = GameState.from_json(game.state_json)
     carol = fake.add_user("carol")
-    shown = await (await fake.slash(carol, table.channel, "board")).wait_initial(TIMEOUT)
-    assert f"gnubg ID: `{gnubg_id(state)}`" in (shown.content or "")
+    shown = await reply_of(await fake.slash(carol, table.channel, "board"))
+    assert f"gnubg ID: `{gnubg_id(state)}`" in shown.content
 
     record = await (await fake.slash(carol, table.channel, "record", game=game.id)).wait_initial(
         TIMEOUT

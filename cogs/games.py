@@ -729,7 +729,6 @@ class Games(commands.Cog):
     ) -> None:
         """No accept step: the game starts at once, and the computer plays if it is its turn."""
         names = (_display(interaction.user), computer_name(level))
-        await self.acknowledge(interaction)
         async with self.table.lock(challenge.channel_id):
             try:
                 # Marks the challenge accepted in the same transaction that creates the game.
@@ -748,12 +747,32 @@ class Games(commands.Cog):
             )
             opening = outcome.state.record
             header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+            # Nothing slow before this answer (the computer thinks afterwards, in its pool):
+            # the first board is the command's own reply.
             await self._reply_committed(
                 interaction,
                 challenge.channel_id,
-                self._first_board(interaction, outcome, header),
+                self._board_reply(interaction, outcome, header),
                 _recorded(outcome),
             )
+        self._after_action(outcome)
+
+    async def _board_reply(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state, game = outcome.state, outcome.game
+        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
+        kwargs: dict[str, Any] = {
+            "content": "\n".join(line for line in (header, *outcome.events, last) if line),
+            "file": await self.boards.file(state),
+            "allowed_mentions": ping(actor_id(game, state)),
+        }
+        view = board_view(game, state)
+        if view is not None:
+            kwargs["view"] = view
+        await interaction.response.send_message(**kwargs)
+        message = await interaction.original_response()
+        await self.db.set_board_message(game.id, message.id)
 
     async def _close_challenge(
         self, interaction: discord.Interaction[Any], challenge: Challenge, status: str

@@ -104,7 +104,7 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     msg = await handle.wait_original()
     accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
     await (await fake.click(bob, msg, accept)).wait_initial(TIMEOUT)
-    game = await bot.db.get_active_game(channel.id)
+    game = await table.settle(None, None, 0)  # the first board is out
     assert game is not None and game.hints and not game.rated
     state = GameState.from_json(game.state_json)
     mover = alice if state.mover == 0 else bob
@@ -112,8 +112,9 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     await hint.wait_initial(TIMEOUT)
     (answer,) = await hint.wait_followups(1, timeout=60)
     assert answer.ephemeral and ("Best plays" in answer.content or "only legal" in answer.content)
-    resigned = await (await fake.slash(mover, channel, "resign")).wait_initial(TIMEOUT)
-    assert "Game over" in (resigned.content or "") and "Ratings" not in (resigned.content or "")
+    await table.act(mover, "resign")  # Dutch: conceded at once
+    board = table.last_board
+    assert board is not None and "Game over" in board.content and "Ratings" not in board.content
     assert await bot.db.player_stats(fake.guild.id, alice.id) == []
     del table
 

@@ -14,7 +14,7 @@ from storage import Game
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeUser
 
-from .harness import TIMEOUT, best_play
+from .harness import TIMEOUT, best_play, reply_of
 
 COMPUTER_TURN_TIMEOUT = 60.0
 
@@ -45,8 +45,9 @@ async def human_turn(
         ac = await fake.autocomplete(human, channel, "move", "play", play="")
         offered = [c["value"] for c in await ac.wait_autocomplete(TIMEOUT)]
         handle = await fake.slash(human, channel, "move", play=best_play(state, offered))
-    callback = await handle.wait_initial(TIMEOUT)
-    assert not callback.ephemeral, callback.content
+    # Accepted: the private "thinking" goes away (a new board) or says what happened.
+    answer = await reply_of(handle)
+    assert answer.content == "" or answer.content.startswith(human.display_name), answer.content
 
 
 async def play_against_computer(
@@ -175,8 +176,8 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
         await human_turn(fake, channel, human, state)
     else:
         raise AssertionError("the person never had the cube")
-    doubled = await (await fake.slash(human, channel, "double")).wait_initial(TIMEOUT)
-    assert not doubled.ephemeral, doubled.content
+    doubled = await reply_of(await fake.slash(human, channel, "double"))
+    assert "doubles to 2" in doubled.content, doubled.content
     answered = await computer_moved(bot, fresh)  # the double itself is one version
     if answered is not None:
         answered = await computer_moved(bot, answered)  # then the computer's answer

@@ -11,7 +11,6 @@ privately, so a refusal stays private and the public board is a message of its o
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 from collections.abc import Callable, Coroutine
@@ -28,17 +27,25 @@ from ai.types import LEVELS, STRONGEST
 from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
+from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import chain_text, plural, result_text, roll_text
-from storage import Challenge, ChannelBusyError, ConflictError, Game, NewMove, Storage
+from storage import (
+    Challenge,
+    ChannelBusyError,
+    ConflictError,
+    DatabaseGoneError,
+    Game,
+    NewMove,
+    Storage,
+)
 from storage.models import ChallengeStatus
 
 log = logging.getLogger(__name__)
 
-VARIANT_CHOICES = [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
 RESIGN_CHOICES = [
     app_commands.Choice(name="single game (Pin games: the loser's pips)", value=1),
     app_commands.Choice(name="gammon (x2)", value=2),
@@ -466,22 +473,6 @@ class Games(commands.Cog):
             )
         self._after_action(outcome)
 
-    # --- unknown buttons --------------------------------------------------------------------
-
-    @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """A button nothing here knows (an older version's, a removed feature's) gets a clear
-        private answer instead of Discord's "This interaction failed"."""
-        if interaction.type != discord.InteractionType.component:
-            return
-        data: dict[str, Any] = dict(interaction.data or {})
-        custom_id = str(data.get("custom_id", ""))
-        if _known_custom_id(self.bot, custom_id, interaction.message):
-            return
-        log.info("unknown button %r from user %s", custom_id[:100], interaction.user.id)
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.response.send_message(STALE_BUTTON, ephemeral=True)
-
     # --- challenges -------------------------------------------------------------------------
 
     @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a game")
@@ -494,14 +485,14 @@ class Games(commands.Cog):
         hints="Allow /hint for both players (the game is then not rated); always on against "
         "the computer",
     )
-    @app_commands.choices(variant=VARIANT_CHOICES, level=LEVEL_CHOICES)
+    @app_commands.choices(level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
-        variant: app_commands.Choice[str],
+        variant: Variant,
         opponent: discord.Member | None = None,
-        length: app_commands.Range[int, 1, MAX_MATCH_LENGTH] = 1,
+        length: MatchLength = 1,
         options: str | None = None,
         level: app_commands.Choice[str] | None = None,
         hints: bool = False,
@@ -790,6 +781,8 @@ class Games(commands.Cog):
     async def expire_challenges(self) -> None:
         try:
             await self.expire_due()
+        except DatabaseGoneError:
+            pass  # logged CRITICAL once by the storage; a traceback every 30 s adds nothing
         except Exception:
             log.exception("expiring challenges failed")
 
@@ -1116,10 +1109,7 @@ class Games(commands.Cog):
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
-    @app_commands.choices(variant=VARIANT_CHOICES)
-    async def rules(
-        self, interaction: discord.Interaction[Any], variant: app_commands.Choice[str]
-    ) -> None:
+    async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
         if rules.options:
@@ -1234,27 +1224,6 @@ def play_label(text: str, variant: str) -> str:
     if "^" in text:
         notes.append("traps" if variant == "neverfinishing" else "pins")
     return (text + (f" - {', '.join(notes)}" if notes else ""))[:100]
-
-
-def _known_custom_id(
-    client: discord.Client, custom_id: str, message: discord.Message | None
-) -> bool:
-    """Whether discord.py will route this component to a handler (a dynamic item's template or
-    a view stored for the message)."""
-    store = getattr(getattr(client, "_connection", None), "_view_store", None)
-    if store is None:
-        return True  # cannot tell: let discord.py handle it
-    for pattern in getattr(store, "_dynamic_items", {}):
-        if pattern.fullmatch(custom_id):
-            return True
-    views = getattr(store, "_views", {})
-    message_id = message.id if message is not None else None
-    for key in views:
-        if isinstance(key, tuple) and len(key) == 3 and key[2] == custom_id:
-            return True
-        if key == message_id:
-            return True
-    return False
 
 
 def _recorded(outcome: Outcome) -> str:

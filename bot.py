@@ -26,12 +26,12 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 import health
-import render
 from ai.pool import AIPool
 from cogs.computer import lower_worker_priority
 from cogs.options import OptionError
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
+from render.pool import RenderPool
 from storage import DatabaseGoneError, Shards, Storage, StorageError, open_storage
 from storage.postgres import is_postgres_url
 
@@ -41,6 +41,8 @@ log = logging.getLogger("backgammon")
 EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach")
 #: Worker processes of the computer players.
 AI_WORKERS = 1
+#: Processes drawing the boards (painting and PNG encoding never run in the bot process).
+RENDER_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
@@ -557,15 +559,17 @@ class BackgammonBot(commands.Bot):
         self.db = await open_storage(self.config.database_target)
         seed = self.config.dice_seed
         rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        self.table = GameTable(self.db, rng)
+        # Every board is drawn in these worker processes (started, with their picture caches
+        # built, before the first command); they stop with the bot.
+        self.render_pool = RenderPool(RENDER_WORKERS)
+        await self.render_pool.start()
+        self.table = GameTable(self.db, rng, renderer=self.render_pool)
         log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
         # The computer players think in worker processes (one: the bot keeps the other core),
         # never on the event loop; they stop with the bot.
         self.ai_pool = AIPool(workers=AI_WORKERS)
         await self.ai_pool.start()
         lower_worker_priority(self.ai_pool)
-        # Build the board sprites and palettes now, not on the first player's move.
-        await asyncio.get_running_loop().run_in_executor(None, render.warm_up)
 
     async def close(self) -> None:
         if self._health_task is not None:
@@ -576,9 +580,9 @@ class BackgammonBot(commands.Bot):
         pool = getattr(self, "ai_pool", None)
         if pool is not None:
             await pool.close()
-        table = getattr(self, "table", None)
-        if table is not None:
-            table.close()
+        render_pool = getattr(self, "render_pool", None)
+        if render_pool is not None:
+            await render_pool.close()
         db = getattr(self, "db", None)
         if db is not None:
             await db.close()

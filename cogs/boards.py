@@ -92,11 +92,13 @@ class Boards:
         pinged: int | None,
         *,
         theme: str = "default",
+        elsewhere: bool = False,
     ) -> discord.Message:
-        """A new board message; ``pinged`` is the only user it may notify."""
+        """A new board message; ``pinged`` is the only user it may notify. ``elsewhere``: a
+        game against the computer (its picture waits behind those of games between people)."""
         kwargs: dict[str, Any] = {
             "content": clip(content),
-            "file": await self.file(state, theme=theme),
+            "file": await self.file(state, theme=theme, elsewhere=elsewhere),
             "allowed_mentions": ping(pinged),
         }
         if view is not None:
@@ -111,11 +113,12 @@ class Boards:
         view: discord.ui.View | None,
         *,
         theme: str = "default",
+        elsewhere: bool = False,
     ) -> discord.Message:
         """Redraw a board message in place (new picture, text and buttons; edits never ping)."""
         return await message.edit(
             content=clip(content),
-            attachments=[await self.file(state, theme=theme)],
+            attachments=[await self.file(state, theme=theme, elsewhere=elsewhere)],
             view=view,
             allowed_mentions=NO_PINGS,
         )

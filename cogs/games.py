@@ -283,6 +283,7 @@ class Games(commands.Cog):
                     "\n".join(lines),
                     board_view(outcome.game, state),
                     actor_id(outcome.game, state),
+                    elsewhere=outcome.game.against_computer,
                 )
                 await self.db.set_board_message(game.id, posted.id)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
@@ -318,6 +319,7 @@ class Games(commands.Cog):
                 prompt(game, state) or "The current board:",
                 board_view(game, state),
                 actor_id(game, state),
+                elsewhere=game.against_computer,
             )
             await self.db.set_board_message(game.id, posted.id)
         except Exception:
@@ -416,7 +418,9 @@ class Games(commands.Cog):
                 kept = kept[:-1]  # the old prompt goes; what happened this turn stays
             content = "\n".join([*kept[-6:], *lines, last])
             try:
-                edited = await self.boards.edit(message, state, content, view)
+                edited = await self.boards.edit(
+                    message, state, content, view, elsewhere=game.against_computer
+                )
             except discord.HTTPException as exc:
                 log.info("board %s of game %s not editable: %s", message.id, game.id, exc)
             else:
@@ -433,7 +437,14 @@ class Games(commands.Cog):
                 return
         if before.board_message_id is not None and has_buttons(old):
             await self.boards.retire(channel_id, before.board_message_id, "*Next board below.*")
-        posted = await self.boards.post(channel_id, state, "\n".join([*lines, last]), view, actor)
+        posted = await self.boards.post(
+            channel_id,
+            state,
+            "\n".join([*lines, last]),
+            view,
+            actor,
+            elsewhere=game.against_computer,
+        )
         await self.db.set_board_message(game.id, posted.id)
         await self.confirm(interaction, "")
 
@@ -709,7 +720,12 @@ class Games(commands.Cog):
         last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
         lines = [line for line in (header, *outcome.events, last) if line]
         posted = await self.boards.post(
-            game.channel_id, state, "\n".join(lines), board_view(game, state), actor_id(game, state)
+            game.channel_id,
+            state,
+            "\n".join(lines),
+            board_view(game, state),
+            actor_id(game, state),
+            elsewhere=game.against_computer,
         )
         await self.db.set_board_message(game.id, posted.id)
         await self.confirm(interaction, "")
@@ -755,7 +771,7 @@ class Games(commands.Cog):
         last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
         kwargs: dict[str, Any] = {
             "content": "\n".join(line for line in (header, *outcome.events, last) if line),
-            "file": await self.boards.file(state),
+            "file": await self.boards.file(state, elsewhere=game.against_computer),
             "allowed_mentions": ping(actor_id(game, state)),
         }
         view = board_view(game, state)

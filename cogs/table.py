@@ -9,20 +9,19 @@ version check in the database catches anything the lock cannot see.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import multiprocessing
-import os
 import random
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
 from engine.game import GAME_OVER, MATCH_OVER, GameState, LastPlay
 from render import render_board
 from render.game_scene import dice_label, result_text, scene_for_game
+from render.pool import RenderPool, RenderPoolClosed
 from storage import (
     Challenge,
     FinishedGame,
@@ -65,13 +64,16 @@ class GameTable:
         db: Storage,
         rng: random.Random,
         clock: Callable[[], float] = time.time,
+        renderer: RenderPool | None = None,
     ) -> None:
         self.db = db
         self.rng = rng
         self.clock = clock
+        #: The worker processes that draw every board the bot posts (the bot owns and closes
+        #: it); without one (some tests) boards are drawn on a thread of this process.
+        self.renderer = renderer
         self._locks: dict[int, asyncio.Lock] = {}
         self._legal: OrderedDict[tuple[int, int], list[str]] = OrderedDict()
-        self._renderer: ProcessPoolExecutor | None = None
 
     def lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -205,34 +207,20 @@ class GameTable:
         viewer: int | None = None,
         elsewhere: bool = False,
     ) -> bytes:
-        """The board picture (seen by ``viewer``, default the seat to act), rendered off the
-        event loop.
+        """The board picture (seen by ``viewer``, default the seat to act), drawn in the render
+        pool's worker processes, never on the event loop.
 
-        ``elsewhere``: in a separate, lower-priority process (boards of games against the
-        computer), so that those games do not slow the replies of games between people.
+        ``elsewhere``: a board of a game against the computer; it waits behind the boards of
+        games between people, so that those games do not slow the replies of the others.
         """
         scene = scene_for_game(state, state.players, viewer)
+        pool = self.renderer
+        if pool is not None and pool.running:
+            with contextlib.suppress(RenderPoolClosed):  # closing under us: draw it here
+                png: bytes = await pool.run(render_board, scene, theme, urgent=not elsewhere)
+                return png
         loop = asyncio.get_running_loop()
-        if elsewhere:
-            return await loop.run_in_executor(
-                self._side_renderer(), partial(render_board, scene, theme)
-            )
         return await loop.run_in_executor(None, partial(render_board, scene, theme))
-
-    def _side_renderer(self) -> ProcessPoolExecutor:
-        if self._renderer is None:
-            self._renderer = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=os.nice,
-                initargs=(3,),
-            )
-        return self._renderer
-
-    def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.shutdown(wait=False, cancel_futures=True)
-            self._renderer = None
 
 
 def _last_text(new: GameState, old: GameState) -> str:

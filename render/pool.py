@@ -27,10 +27,11 @@ import pickle
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -107,6 +108,25 @@ def _worker_main(conn: Connection, parent: int, niceness: int) -> None:
 
 
 # --- the pool (event-loop side) ----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _bare_main() -> Iterator[None]:
+    """Start a ``spawn`` child without re-running the parent's main script in it.
+
+    ``spawn`` re-imports the script the parent was started as (for ``python bot.py``: discord,
+    aiohttp, every cog, ~30 MB per worker) unless it was run with ``-m``; a worker needs none
+    of it, so the script's path is hidden while the child is prepared."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 @dataclass(eq=False)
@@ -208,7 +228,8 @@ class RenderPool:
                 name="render-worker",
                 daemon=True,
             )
-            process.start()
+            with _bare_main():
+                process.start()
             child_end.close()
             sock = socket.socket(fileno=os.dup(parent_end.fileno()))
             parent_end.close()

@@ -75,6 +75,8 @@ class BotProcess:
     log_path: Path | None = None
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: The checkout whose bot.py runs (bench.e2e --baseline-rev runs an older commit's).
+    root: Path = ROOT
 
     async def start(self) -> None:
         since = self.fake.readiness_marker()
@@ -89,7 +91,7 @@ class BotProcess:
         self.log_path = self.db_path.with_suffix(".log")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "bot.py")],
+            [sys.executable, str(self.root / "bot.py")],
             cwd=self.db_path.parent,
             env=env,
             stdout=log,

@@ -38,7 +38,7 @@ from storage.postgres import is_postgres_url
 log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
-EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach")
+EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
 #: Worker processes of the computer players.
 AI_WORKERS = 1
 #: Processes drawing the boards (painting and PNG encoding never run in the bot process).

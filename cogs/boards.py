@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from cogs.looks import server_theme
 from cogs.table import GameTable
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
@@ -83,6 +84,10 @@ class Boards:
             description=alt_text(state, state.players, viewer),
         )
 
+    async def theme(self, guild_id: int) -> str:
+        """The theme of the boards posted in the guild's channels (/settings theme)."""
+        return await server_theme(self.table.db, guild_id)
+
     async def post(
         self,
         channel_id: int,
@@ -91,14 +96,15 @@ class Boards:
         view: discord.ui.View | None,
         pinged: int | None,
         *,
-        theme: str = "default",
+        guild_id: int,
         elsewhere: bool = False,
     ) -> discord.Message:
-        """A new board message; ``pinged`` is the only user it may notify. ``elsewhere``: a
-        game against the computer (its picture waits behind those of games between people)."""
+        """A new board message in the server's theme; ``pinged`` is the only user it may
+        notify. ``elsewhere``: a game against the computer (its picture waits behind those of
+        games between people)."""
         kwargs: dict[str, Any] = {
             "content": clip(content),
-            "file": await self.file(state, theme=theme, elsewhere=elsewhere),
+            "file": await self.file(state, theme=await self.theme(guild_id), elsewhere=elsewhere),
             "allowed_mentions": ping(pinged),
         }
         if view is not None:
@@ -112,13 +118,15 @@ class Boards:
         content: str,
         view: discord.ui.View | None,
         *,
-        theme: str = "default",
+        guild_id: int,
         elsewhere: bool = False,
     ) -> discord.Message:
         """Redraw a board message in place (new picture, text and buttons; edits never ping)."""
         return await message.edit(
             content=clip(content),
-            attachments=[await self.file(state, theme=theme, elsewhere=elsewhere)],
+            attachments=[
+                await self.file(state, theme=await self.theme(guild_id), elsewhere=elsewhere)
+            ],
             view=view,
             allowed_mentions=NO_PINGS,
         )

@@ -26,12 +26,14 @@ from ai.types import STRONGEST, RankedPlay
 from cogs.common import reply_error
 from cogs.computer import match_context
 from cogs.league import recent_game_choices, variant_name
+from cogs.looks import server_theme
 from cogs.options import GameNumber
 from cogs.table import GameTable
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
 from render.chart import render_win_chart
+from render.game_scene import chain_text, roll_text
 from render.replay import MAX_BYTES, render_replay_json
 from storage import Game
 
@@ -104,10 +106,12 @@ class Coach(commands.Cog):
             await reply_error(interaction, f"Game #{found.id} has no move record to replay.")
             return
         await interaction.response.defer(thinking=True)
+        # Posted in the channel: in the server's theme, like its boards.
+        theme = await server_theme(self.db, found.guild_id)
         loop = asyncio.get_running_loop()
         try:
             gif = await loop.run_in_executor(
-                self.renderer(), partial(render_replay_json, found.state_json, MAX_BYTES)
+                self.renderer(), partial(render_replay_json, found.state_json, MAX_BYTES, theme)
             )
         except (EngineError, ValueError) as exc:
             log.warning("replay of game %s failed: %s", found.id, exc)
@@ -293,7 +297,7 @@ class Coach(commands.Cog):
                 Verdict(
                     seat=d.seat,
                     game=d.game_number,
-                    line=d.line,
+                    line=decision_line(final, d),
                     played=mine.play.text or "(no move)",
                     best=best.play.text or "(no move)",
                     lost=max(0.0, best.equity - mine.equity) if len(ranked) > 1 else 0.0,
@@ -303,6 +307,20 @@ class Coach(commands.Cog):
                 )
             )
         return verdicts
+
+
+def decision_line(final: GameState, d: Decision) -> str:
+    """A play as messages show it: "alice 6-5: 24/18 13/8", "bob three 4s: 8/4(3)" (the
+    record file keeps its own notation)."""
+    before = d.before
+    if before.chain is not None:
+        dice = chain_text(*before.chain.pending[0])
+    elif before.dice is not None:
+        dice = roll_text(before.dice.high, before.dice.low)
+    else:
+        return d.line
+    played = d.play.text if d.play is not None and d.play.text else "no move"
+    return f"{final.players[d.seat]} {dice}: {played}"
 
 
 def hint_lines(ranked: list[RankedPlay]) -> str:

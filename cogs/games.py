@@ -27,6 +27,7 @@ from ai.types import LEVELS, STRONGEST
 from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
+from cogs.looks import player_theme
 from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome
 from engine import VARIANTS, EngineError, get_variant
@@ -284,6 +285,7 @@ class Games(commands.Cog):
                     board_view(outcome.game, state),
                     actor_id(outcome.game, state),
                     elsewhere=outcome.game.against_computer,
+                    guild_id=game.guild_id,
                 )
                 await self.db.set_board_message(game.id, posted.id)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
@@ -320,6 +322,7 @@ class Games(commands.Cog):
                 board_view(game, state),
                 actor_id(game, state),
                 elsewhere=game.against_computer,
+                guild_id=game.guild_id,
             )
             await self.db.set_board_message(game.id, posted.id)
         except Exception:
@@ -419,7 +422,12 @@ class Games(commands.Cog):
             content = "\n".join([*kept[-6:], *lines, last])
             try:
                 edited = await self.boards.edit(
-                    message, state, content, view, elsewhere=game.against_computer
+                    message,
+                    state,
+                    content,
+                    view,
+                    elsewhere=game.against_computer,
+                    guild_id=game.guild_id,
                 )
             except discord.HTTPException as exc:
                 log.info("board %s of game %s not editable: %s", message.id, game.id, exc)
@@ -444,6 +452,7 @@ class Games(commands.Cog):
             view,
             actor,
             elsewhere=game.against_computer,
+            guild_id=game.guild_id,
         )
         await self.db.set_board_message(game.id, posted.id)
         await self.confirm(interaction, "")
@@ -726,6 +735,7 @@ class Games(commands.Cog):
             board_view(game, state),
             actor_id(game, state),
             elsewhere=game.against_computer,
+            guild_id=game.guild_id,
         )
         await self.db.set_board_message(game.id, posted.id)
         await self.confirm(interaction, "")
@@ -771,7 +781,11 @@ class Games(commands.Cog):
         last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
         kwargs: dict[str, Any] = {
             "content": "\n".join(line for line in (header, *outcome.events, last) if line),
-            "file": await self.boards.file(state, elsewhere=game.against_computer),
+            "file": await self.boards.file(
+                state,
+                theme=await self.boards.theme(game.guild_id),
+                elsewhere=game.against_computer,
+            ),
             "allowed_mentions": ping(actor_id(game, state)),
         }
         view = board_view(game, state)
@@ -983,9 +997,15 @@ class Games(commands.Cog):
     async def view_for(
         self, interaction: discord.Interaction[Any], game: Game, public: bool
     ) -> tuple[str, int | None]:
-        """(theme, seat seen from) for a board shown to the user who asked (hook for
-        /preferences: a public board uses the server's look)."""
-        return "default", None
+        """(theme, seat seen from) for a board shown to the user who asked: in the channel the
+        server's look (like every board there); privately the player's /preferences: their
+        theme, and their own side of the table if they play in this game and asked for it."""
+        server = await self.boards.theme(game.guild_id)
+        if public:
+            return server, None
+        prefs = await self.db.get_player_preferences(interaction.user.id)
+        seat = GameTable.seat_of(game, interaction.user.id) if prefs.own_side else None
+        return player_theme(prefs, server), seat
 
     @app_commands.command(name="resign", description="Resign the game, or offer to (classic, Pin)")
     @app_commands.describe(
@@ -1277,24 +1297,36 @@ def describe_options(variant_id: str, options: tuple[str, ...]) -> str:
     return ", with " + "; ".join(known[name].about for name in options)
 
 
-HELP_TEXT = """\
-**Start**: `/challenge @someone variant [length] [options] [hints]`, then the opponent presses
-Accept (or `/accept`). `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`).
-`hints:true` lets both players use `/hint` (the game is then not rated).
-**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not rated,
-`/hint` allowed). Levels, weakest first: {levels}.
-**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` bears off,
-`8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot move. The move box
-suggests your legal plays as you type. Forced moves are played for you.
-**Cube** (backgammon only): `/double` or the Double button before rolling; `/take` or `/pass`.
-**More**: `/board` shows the board again, `/resign`, `/abort` (both players or a moderator),
-`/rules variant` for a rules card.
-**League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file),
-`/claim` (your opponent has been idle too long), `/settings` (server managers).
-**Learn**: `/hint` (best plays, only you see it), `/review game` (mistakes and luck, with a chart
-of the winning chances), `/replay game` (an animated replay), `/record game format:mat`
-(backgammon: a match file for GNU Backgammon).
-""".replace("{levels}", ", ".join(f"`{level}` ({LEVEL_ABOUT[level]})" for level in LEVELS))
+#: One line per topic: Discord wraps long lines itself, so a newline only ever ends a topic.
+HELP_LINES = (
+    "**Start**: `/challenge @someone variant [length] [options] [hints]`, then the opponent "
+    "presses Accept (or `/accept`). Without `@someone` the challenge is open to anyone in the "
+    "channel. `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`); "
+    "`hints:true` lets both players use `/hint` (the game is then not rated).",
+    "**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not "
+    "rated, `/hint` allowed). Levels, weakest first: {levels}.",
+    "**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` "
+    "bears off, `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot "
+    "move. The move box suggests your legal plays as you type (`8/` shows the plays from the "
+    "8-point). Forced moves are played for you.",
+    "**Cube** (backgammon only): `/double` or the Double button before rolling; `/take` or "
+    "`/pass`.",
+    "**More**: `/board` shows the board again (only to you; `public:true` for everyone), "
+    "`/resign [level]` (in backgammon and the Pin games an offer your opponent accepts or "
+    "rejects), `/abort` (both players or a moderator), `/games` (the games in progress here), "
+    "`/rules variant` for a rules card.",
+    "**Your look**: `/preferences` picks your board theme (e.g. `high-contrast`) and whether "
+    "`/board` shows the board from your own side.",
+    "**League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file), "
+    "`/claim` (your opponent has been idle too long), `/settings` (server managers: timers and "
+    "the server's board theme).",
+    "**Learn**: `/hint` (best plays, only you see it), `/review game` (mistakes and luck, with "
+    "a chart of the winning chances), `/replay game` (an animated replay), `/record game "
+    "format:mat` (backgammon: a match file for GNU Backgammon).",
+)
+HELP_TEXT = "\n".join(HELP_LINES).replace(
+    "{levels}", " · ".join(f"`{level}`: {LEVEL_ABOUT[level]}" for level in LEVELS)
+)
 
 
 async def setup(bot: commands.Bot) -> None:

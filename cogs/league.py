@@ -22,6 +22,7 @@ from discord.ext import commands, tasks
 
 from cogs.boards import Boards
 from cogs.common import guarded, mention, reply_error, send_committed
+from cogs.looks import ServerTheme, forget_server_theme, known_theme, server_theme, theme_label
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
@@ -29,7 +30,7 @@ from engine.game import GameState
 from interop.gnubg import gnubg_id, record_with_ids
 from interop.mat import export_mat
 from render.chart import render_rating_chart
-from render.game_scene import result_text
+from render.game_scene import plural, result_text
 from storage import (
     OVERALL,
     ConflictError,
@@ -294,7 +295,7 @@ class League(commands.Cog):
         lines = []
         for row in rows:
             record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
-            games = f"{row.games} game{'s' if row.games != 1 else ''}"
+            games = plural(row.games, "game")
             lines.append(
                 f"**{row.rank}.** {mention(row.user_id)} · "
                 f"**{rating_text(row.rating, row.provisional)}** · {games} · {record} · "
@@ -345,7 +346,7 @@ class League(commands.Cog):
     def _stats_field(stats: PlayerStats) -> str:
         lines = [
             f"Rating **{rating_text(stats.rating, stats.provisional)}** (RD {stats.rd:.0f})",
-            f"{stats.games} games: {stats.wins} W · {stats.losses} L · {stats.draws} D",
+            f"{plural(stats.games, 'game')}: {stats.wins} W · {stats.losses} L · {stats.draws} D",
             f"Points: {stats.points_won} won · {stats.points_lost} lost",
         ]
         if stats.variant in (OVERALL, "classic") or stats.gammons_won or stats.backgammons_won:
@@ -353,10 +354,10 @@ class League(commands.Cog):
         if stats.variant == "pin-mother" or stats.mother_wins:
             lines.append(f"Mother wins {stats.mother_wins}")
         streak = stats.current_streak
-        now = f"{streak} win{'s' if streak != 1 else ''}" if streak > 0 else "none"
+        now = plural(streak, "win") if streak > 0 else "none"
         if streak < 0:
-            now = f"{-streak} loss{'es' if streak != -1 else ''}"
-        lines.append(f"Streak: {now} · best {stats.best_streak} wins")
+            now = plural(-streak, "loss", "losses")
+        lines.append(f"Streak: {now} · best {plural(stats.best_streak, 'win')}")
         return "\n".join(lines)
 
     async def _chart(
@@ -398,7 +399,7 @@ class League(commands.Cog):
             embed.add_field(
                 name="Against the computer (not rated)",
                 value="\n".join(
-                    f"{r.level}: {r.games} game{'s' if r.games != 1 else ''} · {r.wins} W · "
+                    f"{r.level}: {plural(r.games, 'game')} · {r.wins} W · "
                     f"{r.losses} L" + (f" · {r.draws} D" if r.draws else "")
                     for r in computer
                 ),
@@ -586,9 +587,10 @@ class League(commands.Cog):
                 lines.append("Ratings: " + ", ".join(changes))
         boards = Boards(self.bot, self.table)
         await boards.retire(outcome.game.channel_id, board_message_id, "*Claimed on time.*")
+        theme = await server_theme(self.db, outcome.game.guild_id)
         await interaction.response.send_message(
             "\n".join(lines)[:1900],
-            file=await boards.file(state),
+            file=await boards.file(state, theme=theme),
             allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
         )
 
@@ -608,13 +610,25 @@ class League(commands.Cog):
             value=duration(settings.challenge_expiry_seconds),
             inline=True,
         )
+        embed.add_field(
+            name="Board theme",
+            value=theme_label(known_theme(settings.board_theme)),
+            inline=False,
+        )
+        embed.set_footer(
+            text="The theme is the look of every board the bot posts in this server; each "
+            "player may pick their own for /board with /preferences."
+        )
         return embed
 
-    @app_commands.command(name="settings", description="Show or change this server's timers")
+    @app_commands.command(
+        name="settings", description="Show or change this server's timers and board theme"
+    )
     @app_commands.describe(
         reminder_hours="Remind the player to act after this many idle hours",
         claim_hours="Let the waiting player /claim after this many idle hours",
         challenge_minutes="Challenges expire after this many minutes",
+        theme="The look of every board the bot posts in this server",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -624,6 +638,7 @@ class League(commands.Cog):
         reminder_hours: Hours | None = None,
         claim_hours: Hours | None = None,
         challenge_minutes: ChallengeMinutes | None = None,
+        theme: ServerTheme | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override
@@ -632,7 +647,12 @@ class League(commands.Cog):
             await reply_error(interaction, MANAGE_GUILD_REFUSAL)
             return
         current = await self.db.get_guild_settings(interaction.guild_id)
-        if reminder_hours is None and claim_hours is None and challenge_minutes is None:
+        if (
+            reminder_hours is None
+            and claim_hours is None
+            and challenge_minutes is None
+            and theme is None
+        ):
             await interaction.response.send_message(
                 embed=self._settings_embed(current, "Settings of this server"), ephemeral=True
             )
@@ -653,7 +673,9 @@ class League(commands.Cog):
             reminder_after_seconds=reminder,
             claim_after_seconds=claim,
             challenge_expiry_seconds=None if challenge_minutes is None else challenge_minutes * 60,
+            board_theme=theme,
         )
+        forget_server_theme(self.db, interaction.guild_id)
         log.info("guild %s settings changed by %s: %s", new.guild_id, interaction.user.id, new)
         await interaction.response.send_message(
             embed=self._settings_embed(new, "Settings updated"), ephemeral=True

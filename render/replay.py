@@ -109,9 +109,11 @@ def render_replay(
     raise ValueError(f"the replay needs {size} bytes even at the smallest scale")
 
 
-def render_replay_json(state_json: str, max_bytes: int = MAX_BYTES) -> bytes:
+def render_replay_json(
+    state_json: str, max_bytes: int = MAX_BYTES, theme: str = "default"
+) -> bytes:
     """:func:`render_replay` of a stored state (for a worker process: strings in, bytes out)."""
-    return render_replay(GameState.from_json(state_json), max_bytes=max_bytes)
+    return render_replay(GameState.from_json(state_json), theme=theme, max_bytes=max_bytes)
 
 
 __all__ = ["MAX_BYTES", "render_replay", "render_replay_json", "replay_states"]

@@ -7,7 +7,15 @@ import math
 from collections.abc import Sequence
 
 from storage.errors import InvalidInputError
-from storage.models import DRAWN_KINDS, MOVE_KINDS, OVERALL, RESULT_KINDS, GameResult, NewMove
+from storage.models import (
+    DRAWN_KINDS,
+    MAX_THEME_NAME,
+    MOVE_KINDS,
+    OVERALL,
+    RESULT_KINDS,
+    GameResult,
+    NewMove,
+)
 
 #: Largest id both backends store: SQLite INTEGER and PostgreSQL BIGINT are signed 64-bit, and
 #: Discord snowflakes fit.
@@ -46,6 +54,16 @@ def check_text(name: str, value: object, *, allow_empty: bool = False) -> str:
         # PostgreSQL text cannot hold NUL; refuse it on both backends alike.
         raise InvalidInputError(f"{name} must not contain NUL characters")
     return value
+
+
+def check_theme_name(value: object) -> str:
+    """A board theme's name: a short non-empty identifier (which exist, the cogs check)."""
+    name = check_text("board_theme", value)
+    if len(name) > MAX_THEME_NAME or not name.isprintable() or name != name.strip():
+        raise InvalidInputError(
+            f"board_theme must be a printable name of at most {MAX_THEME_NAME} characters"
+        )
+    return name
 
 
 def check_variant(value: object) -> str:

@@ -4,10 +4,11 @@
                               --to postgresql://bot:password@localhost/backgammon
 
 Everything is copied with its ids (games, moves, challenges, ratings, rating history, guild
-settings) in ONE PostgreSQL transaction, so a failure leaves the target empty. The SQLite file
-is only read (it is first brought up to the current schema if an older bot wrote it, as the bot
-itself would). Afterwards the row count and an id/version checksum of every table are compared
-on both sides. Stop the bot while migrating, then start it with DATABASE_URL set.
+settings, player preferences) in ONE PostgreSQL transaction, so a failure leaves the target
+empty. The SQLite file is only read (it is first brought up to the current schema if an older
+bot wrote it, as the bot itself would). Afterwards the row count and an id/version checksum of
+every table are compared on both sides. Stop the bot while migrating, then start it with
+DATABASE_URL set.
 
 Exit status: 0 copied and verified, 1 failed (nothing is left half-copied), 2 bad usage.
 """
@@ -37,6 +38,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("challenges", "id + COALESCE(game_id, 0)"),
     ("ratings", "user_id + games + wins + points_won"),
     ("rating_history", "id + game_id + user_id"),
+    ("player_preferences", "user_id + own_side"),
 )
 BATCH = 5000
 

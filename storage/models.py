@@ -45,6 +45,11 @@ MOVE_KINDS: frozenset[str] = frozenset(
 DEFAULT_REMINDER_AFTER_SECONDS = 24 * 3600
 DEFAULT_CLAIM_AFTER_SECONDS = 72 * 3600
 DEFAULT_CHALLENGE_EXPIRY_SECONDS = 600
+#: The board theme of a server that never chose one (a name of render.theme.THEMES; storage
+#: only keeps the name, the cogs check it).
+DEFAULT_BOARD_THEME = "default"
+#: Longest theme name stored (the names are short identifiers).
+MAX_THEME_NAME = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,19 @@ class GuildSettings:
     reminder_after_seconds: int = DEFAULT_REMINDER_AFTER_SECONDS
     claim_after_seconds: int = DEFAULT_CLAIM_AFTER_SECONDS
     challenge_expiry_seconds: int = DEFAULT_CHALLENGE_EXPIRY_SECONDS
+    board_theme: str = DEFAULT_BOARD_THEME
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPreferences:
+    """How one player sees boards shown to them alone, the same in every server."""
+
+    user_id: int
+    #: None: the theme of the server the board is shown in.
+    board_theme: str | None = None
+    #: True: private boards are drawn from the player's own side of the table (else, like the
+    #: channel's board, from the side of the player to act).
+    own_side: bool = False
 
 
 @dataclass(frozen=True, slots=True)

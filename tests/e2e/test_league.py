@@ -12,6 +12,7 @@ from PIL import Image
 
 from bot import BackgammonBot
 from cogs.league import League
+from cogs.looks import theme_label
 from engine.game import GameState
 from league import glicko2
 from storage import GameResult, ImportedGame
@@ -412,7 +413,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     shown = await answer(await fake.slash(admin, fake.general, "settings"))
     assert shown.ephemeral
     values = [f["value"] for f in embed_of(shown)["fields"]]
-    assert values == ["1 day", "3 days", "10 min"]
+    assert values == ["1 day", "3 days", "10 min", theme_label("default")]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
     assert bad.ephemeral and "must come before" in (bad.content or "")
@@ -421,7 +422,12 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
             admin, fake.general, "settings", reminder_hours=2, claim_hours=5, challenge_minutes=30
         )
     )
-    assert [f["value"] for f in embed_of(changed)["fields"]] == ["2 h", "5 h", "30 min"]
+    assert [f["value"] for f in embed_of(changed)["fields"]] == [
+        "2 h",
+        "5 h",
+        "30 min",
+        theme_label("default"),
+    ]
     now = await bot.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)
     assert now.challenge_expiry_seconds == 1800

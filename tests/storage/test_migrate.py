@@ -20,7 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 async def _fill(db: Storage) -> dict[str, int]:
     """Some of everything: active, finished and aborted games with moves, open and accepted
     challenges, ratings in two variants, history, settings, bulk-imported games."""
-    await db.set_guild_settings(GUILD, reminder_after_seconds=120, challenge_expiry_seconds=90)
+    await db.set_guild_settings(
+        GUILD, reminder_after_seconds=120, challenge_expiry_seconds=90, board_theme="high-contrast"
+    )
+    await db.set_player_preferences(1, now=50.0, board_theme="high-contrast", own_side=True)
+    await db.set_player_preferences(2, now=51.0, own_side=True)
     imported = [
         ImportedGame(
             GUILD,
@@ -67,6 +71,7 @@ async def _snapshot(db: Storage, ids: dict[str, int]) -> object:
         await db.get_challenge(ids["challenge"]),
         await db.get_challenge(ids["accepted"]),
         await db.get_guild_settings(GUILD),
+        [await db.get_player_preferences(p) for p in (1, 2, 3)],
         await db.leaderboard(GUILD, limit=100),
         await db.leaderboard(GUILD, "pin", limit=100),
         [await db.player_stats(GUILD, p) for p in players],
@@ -86,6 +91,7 @@ async def test_migrate_copies_everything_and_verifies(tmp_path: Path, pg_cluster
     copied = await migrate(f"sqlite:{path}", url, out=open("/dev/null", "w"))  # noqa: SIM115
     assert copied["games"] == ids["started"]
     assert copied["ratings"] > 0 and copied["rating_history"] > 0 and copied["moves"] == 2
+    assert copied["player_preferences"] == 2
 
     target = await PostgresDatabase.open(url)
     try:

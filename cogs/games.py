@@ -953,7 +953,8 @@ class Games(commands.Cog):
         name = _display(interaction.user)
 
         def header(outcome: Outcome) -> str:
-            state = outcome.state
+            # As the action left it: forced plays may already have moved the game on.
+            state = outcome.acted or outcome.state
             if action == "roll":
                 dice = state.dice
                 rolled = f" {roll_text(dice.high, dice.low)}" if dice is not None else ""

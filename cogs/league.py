@@ -409,9 +409,11 @@ class League(commands.Cog):
         if not rows:
             await interaction.response.send_message(embed=embed)
             return
+        # The rating histories and the chart can take a while on a busy bot: answer first.
+        await interaction.response.defer(thinking=True)
         png = await self._chart(interaction.guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
-        await interaction.response.send_message(
+        await interaction.followup.send(
             embed=embed, file=discord.File(io.BytesIO(png), filename=CHART_FILE)
         )
 
@@ -585,14 +587,16 @@ class League(commands.Cog):
                     )
             if changes:
                 lines.append("Ratings: " + ", ".join(changes))
+        # Committed: answer Discord at once, then draw the final board and tidy the old one.
+        await interaction.response.defer(thinking=True)
         boards = Boards(self.bot, self.table)
-        await boards.retire(outcome.game.channel_id, board_message_id, "*Claimed on time.*")
         theme = await server_theme(self.db, outcome.game.guild_id)
-        await interaction.response.send_message(
+        await interaction.followup.send(
             "\n".join(lines)[:1900],
             file=await boards.file(state, theme=theme),
             allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
         )
+        await boards.retire(outcome.game.channel_id, board_message_id, "*Claimed on time.*")
 
     # --- settings -----------------------------------------------------------------------------
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from engine.game import GAME_OVER, MATCH_OVER, GameState, LastPlay
+from engine.game import GAME_OVER, MATCH_OVER, MOVE, GameState, LastPlay
 from render import render_board
-from render.game_scene import dice_label, result_text, scene_for_game
+from render.game_scene import chain_text, dice_label, result_text, roll_text, scene_for_game
 from render.pool import RenderPool, RenderPoolClosed
 from storage import (
     Challenge,
@@ -46,8 +46,30 @@ class Outcome:
     #: Lines describing what happened automatically (forced plays, game results, new games).
     events: list[str] = field(default_factory=list)
     finished: FinishedGame | None = None
-    #: The record line the player's own action wrote (e.g. "Alice 65: 24/18 13/8").
+    #: The state right after the player's own action, before forced plays and new games (a
+    #: roll's dice, the cube just taken); None for a new game.
+    acted: GameState | None = None
+    #: The record line the player's own action wrote, as messages show it (e.g. "Alice 6-5:
+    #: 24/18 13/8").
     action_line: str = ""
+
+
+def shown_action(old: GameState, line: str) -> str:
+    """A play's record line as messages show it, with the one dice format of the messages:
+    "alice 6-5: 24/18 13/8", "bob three 4s: 8/4(3)" (the record keeps "65", "[4x3]")."""
+    head, sep, play = line.partition(": ")
+    if not sep or old.phase != MOVE:
+        return line
+    name = old.players[old.mover]
+    if old.chain is not None:
+        dice = chain_text(*old.chain.pending[0])
+    elif old.dice is not None:
+        dice = roll_text(old.dice.high, old.dice.low)
+    else:
+        return line
+    if not head.startswith(name):
+        return line
+    return f"{name} {dice}: {play}"
 
 
 def describe_play(state: GameState, last: LastPlay) -> str:
@@ -167,13 +189,15 @@ class GameTable:
         state = self.state_of(game)
         seat = self.seat_of(game, actor_id)
         assert seat is not None
-        new_state = action(state, seat)
+        acted = action(state, seat)
         events: list[str] = []
-        new_state = self._progress(new_state, events)
+        new_state = self._progress(acted, events)
         line = _last_text(new_state, state)
         moves = [NewMove(actor_id, kind, text or line)]
         moves.extend(NewMove(None, "note", line) for line in events)
-        outcome = Outcome(game, new_state, events, action_line=line)
+        outcome = Outcome(
+            game, new_state, events, acted=acted, action_line=shown_action(state, line)
+        )
         if new_state.phase == MATCH_OVER:
             return await self._finish(game, new_state, outcome, moves)
         outcome.game = await self.db.commit_action(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import re
 
 from bot import BackgammonBot
 from engine.game import MOVE, ROLL, GameState
@@ -234,3 +235,69 @@ async def test_expired_challenge_is_edited(
     cog = bot.get_cog("Games")
     assert await cog.expire_due() == 1  # type: ignore[union-attr]
     assert "Expired" in msg.content and msg.custom_ids() == []
+
+
+async def test_a_whole_game_one_picture_and_one_ping_per_turn(
+    table: Table, fake: FakeDiscord
+) -> None:
+    """A full classic game (doubles offered and taken on the way): every turn adds at most one
+    picture, only the live board has buttons, and each ping goes to the player to act."""
+    await table.challenge("classic")
+    started = await table.game()
+    assert started is not None
+    pings_before = len(fake.pings)
+    doubled = False
+    for _ in range(3000):
+        game = await table.game()
+        if game is None:
+            break
+        state = GameState.from_json(game.state_json)
+        mover = mover_user(game, state, table.users)
+        if not doubled and state.phase == ROLL and state.can_double(state.turn):
+            await table.press(mover, "double")
+            doubled = True
+            board = table.last_board
+            assert board is not None
+            assert sorted(c.split(":")[1] for c in board.custom_ids()) == ["pass", "take"]
+            await table.press(table.bob if mover is table.alice else table.alice, "take")
+        else:
+            await table.step()
+        live = table.last_board
+        stale = [
+            m for m in board_images(fake, table.channel) if m is not live and m.custom_ids() != []
+        ]
+        assert stale == [], [m.content for m in stale]
+    else:
+        raise AssertionError("the game did not end")
+    assert doubled
+    finished = await table.db.get_game(started.id)
+    assert finished is not None and finished.status == "finished"
+    record = GameState.from_json(finished.state_json).record
+    turns = sum(1 for line in record if ": " in line and not line.startswith(("opening", "result")))
+    images = len(board_images(fake, table.channel))
+    assert images <= turns + 1, (images, turns)
+    players = {table.alice.id, table.bob.id}
+    assert {user.id for _, user in fake.pings[pings_before:]} <= players
+    # One ping per turn at most (a roll whose play is forced hands the turn over with a text
+    # message, the board being redrawn in place); the double and the take add one each.
+    assert len(fake.pings) - pings_before <= turns + 2
+    for msg, _ in fake.pings[pings_before:]:
+        # A roll's header names the roller's own dice, also when the play was forced.
+        rolled = re.search(r"^(\w+) rolls (\d)-(\d)\.$", msg.content, re.M)
+        forced = re.search(r"^(\w+) played (\d)-(\d): .* \(forced\)$", msg.content, re.M)
+        if rolled and forced and rolled[1] == forced[1]:
+            assert rolled.groups() == forced.groups(), msg.content
+
+
+async def test_resigning_a_one_point_variant_concedes_at_once(
+    table: Table, fake: FakeDiscord
+) -> None:
+    await table.challenge("blocking")
+    game = await table.game()
+    assert game is not None
+    await table.act(table.alice, "resign")
+    finished = await table.db.get_game(game.id)
+    assert finished is not None and finished.status == "finished"
+    assert finished.winner_id == table.bob.id and finished.points == 1
+    board = table.last_board
+    assert board is not None and board.custom_ids() == [] and "Game over" in board.content

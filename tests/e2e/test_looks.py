@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from engine.game import GameState
+from engine.game import MOVE, GameState
 from render import render_board
 from render.game_scene import scene_for_game
 from render.theme import THEMES
@@ -204,3 +205,24 @@ async def test_help_is_not_hard_wrapped(table: Table, fake: FakeDiscord) -> None
     for line in lines:
         assert line.startswith("**") and line.rstrip().endswith("."), line
     assert "/preferences" in description and "/games" in description
+
+
+async def test_messages_write_dice_one_way(table: Table, fake: FakeDiscord) -> None:
+    """After a play the channel shows "alice 6-5: 24/18 13/8", never the record's "65"."""
+    await table.challenge("classic")
+    plays = 0
+    for _ in range(12):
+        game = await table.game()
+        assert game is not None
+        before = GameState.from_json(game.state_json)
+        mover = before.players[before.mover]
+        await table.step()
+        if before.phase != MOVE or before.dice is None:
+            continue
+        plays += 1
+        board = table.last_board
+        assert board is not None
+        dice = f"{before.dice.high}-{before.dice.low}"
+        assert re.search(rf"^{re.escape(mover)} {dice}: ", board.content, re.M), board.content
+        assert not re.search(r"\b[1-6][1-6]: ", board.content), board.content
+    assert plays >= 3

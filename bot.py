@@ -41,8 +41,10 @@ log = logging.getLogger("backgammon")
 EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
 #: Worker processes of the computer players.
 AI_WORKERS = 1
-#: Processes drawing the boards (painting and PNG encoding never run in the bot process).
-RENDER_WORKERS = max(1, min(2, os.cpu_count() or 1))
+#: Processes drawing the boards (painting and PNG encoding never run in the bot process): one
+#: next to the bot's own core, a second one only where there are cores for it (measured by
+#: bench/e2e.py --burst; each worker holds ~40 MB).
+RENDER_WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
@@ -455,10 +457,15 @@ class BackgammonBot(commands.Bot):
         shard_options: dict[str, object] = {}
         if config.shards is not None:
             shard_options = {"shard_count": config.shards.count, "shard_ids": config.shards.ids}
-        # Slash commands only: the default intents suffice (no privileged message content).
+        # Slash commands and buttons only: interactions arrive whatever the intents, so the
+        # bot asks for guild events alone (no message, reaction or typing events to parse) and
+        # keeps no message cache (its own messages come back from each request).
+        intents = discord.Intents.none()
+        intents.guilds = True
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=discord.Intents.default(),
+            intents=intents,
+            max_messages=None,
             tree_cls=ErrorBoundaryTree,
             help_command=None,
             **shard_options,  # type: ignore[arg-type]

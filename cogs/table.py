@@ -35,6 +35,16 @@ log = logging.getLogger(__name__)
 
 Action = Callable[[GameState, int], GameState]
 LEGAL_CACHE_SIZE = 512
+#: Parsed game states kept by their JSON text (see GameTable.state_of).
+STATE_CACHE_SIZE = 128
+_states: OrderedDict[str, GameState] = OrderedDict()
+
+
+def _remember(text: str, state: GameState) -> None:
+    _states[text] = state
+    _states.move_to_end(text)
+    if len(_states) > STATE_CACHE_SIZE:
+        _states.popitem(last=False)
 
 
 @dataclass
@@ -105,7 +115,17 @@ class GameTable:
 
     @staticmethod
     def state_of(game: Game) -> GameState:
-        return GameState.from_json(game.state_json)
+        """The game's state. A state is immutable and its JSON text says all of it, so states
+        are kept by that text: the commands of one move parse it once, and a move finds the
+        state the previous one committed, with the plays it listed to look for forced ones."""
+        text = game.state_json
+        state = _states.get(text)
+        if state is None:
+            state = GameState.from_json(text)
+            _remember(text, state)
+        else:
+            _states.move_to_end(text)
+        return state
 
     @staticmethod
     def seat_of(game: Game, user_id: int) -> int | None:
@@ -200,9 +220,11 @@ class GameTable:
         )
         if new_state.phase == MATCH_OVER:
             return await self._finish(game, new_state, outcome, moves)
+        text = new_state.to_json()
         outcome.game = await self.db.commit_action(
-            game.id, game.version, new_state.to_json(), moves, now=self.clock()
+            game.id, game.version, text, moves, now=self.clock()
         )
+        _remember(text, new_state)
         return outcome
 
     async def _finish(

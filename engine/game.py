@@ -100,6 +100,9 @@ class GameState:
     record: tuple[str, ...] = field(default=())
     #: A resignation offered and not yet answered: (the resigning seat, level 1..3).
     resign_offer: tuple[int, int] | None = None
+    #: The legal plays once listed (a state never changes, and a move lists the next
+    #: player's plays up to three times: dead-position test, forced-play test, the play).
+    _plays: tuple[Play, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -194,10 +197,15 @@ class GameState:
         return self.dice
 
     def legal_plays(self) -> list[Play]:
-        dice = self.current_dice()
-        if dice is None:
-            return []
-        return legal_plays(self.position_for(self.mover), dice, self.rules)
+        plays = self._plays
+        if plays is None:
+            dice = self.current_dice()
+            found = (
+                [] if dice is None else legal_plays(self.position_for(self.mover), dice, self.rules)
+            )
+            plays = tuple(found)
+            object.__setattr__(self, "_plays", plays)
+        return list(plays)
 
     def can_double(self, seat: int) -> bool:
         return (

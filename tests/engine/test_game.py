@@ -311,3 +311,34 @@ def test_unknown_option_is_refused() -> None:
         GameState.new("classic", ("A", "B"), random.Random(1), options=("mustEnterAll",))
     with pytest.raises(GameError):  # the previous winner starts in NeverFinishing already
         GameState.new("neverfinishing", ("A", "B"), random.Random(1), options=("previousWinner",))
+
+
+def test_legal_plays_are_listed_once_per_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move lists the next player's plays once, however many times it asks (dead-position
+    test, forced-play test, the play itself), and the list handed out is the caller's own."""
+    import engine.game as game_module
+
+    calls: list[int] = []
+    real = game_module.legal_plays
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(game_module, "legal_plays", counting)
+    rng = random.Random(4)
+    state = GameState.new("pin", ("a", "b"), rng)
+    first = state.legal_plays()
+    assert len(calls) == 1
+    first.clear()
+    again = state.legal_plays()
+    assert len(calls) == 1 and again and again == state.legal_plays()
+    # A changed state (replace) lists its own plays; equality ignores the memo.
+    other = replace(state, dice=Roll(6, 5))
+    assert other.legal_plays() == real(other.position_for(other.mover), Roll(6, 5), other.rules)
+    assert GameState.from_json(state.to_json()) == state
+    # One whole move: the mover's plays come from the memo, the next player's are listed once.
+    calls.clear()
+    after = state.play(state.mover, again[0].text or "pass", rng)
+    after, auto = after.advance(rng)
+    assert len(calls) == 1 + len(auto)

@@ -23,9 +23,10 @@ import multiprocessing
 import os
 import random
 import signal
+import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -218,6 +219,25 @@ def _worker_main(conn: Connection, parent: int, warm: bool) -> None:
 # --- the pool (event-loop side) ----------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _bare_main() -> Iterator[None]:
+    """Start a ``spawn`` child without re-running the parent's main script in it.
+
+    ``spawn`` re-imports the script the parent was started as (for ``python bot.py``: discord,
+    aiohttp, every cog, ~30 MB per worker) unless it was run with ``-m``; a worker needs none
+    of it, so the script's path is hidden while the child is prepared."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 @dataclass(slots=True)
 class _Job:
     kind: str
@@ -311,7 +331,8 @@ class AIPool:
             name="ai-worker",
             daemon=True,
         )
-        process.start()
+        with _bare_main():
+            process.start()
         child_end.close()
         slot.process, slot.conn, slot.ready = process, parent_end, False
 

@@ -78,7 +78,9 @@ def _die_with_parent(parent: int) -> None:
 def _warm() -> None:
     from render.board import warm_up
 
-    warm_up()
+    # The default theme only: each theme's caches cost ~10 MB per worker, and a board in
+    # another theme builds its own the first time it is drawn (~0.5 s, once per worker).
+    warm_up(("default",))
 
 
 def _worker_main(conn: Connection, parent: int, niceness: int) -> None:

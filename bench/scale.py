@@ -6,7 +6,11 @@ vs two shard processes sharing one PostgreSQL database.
    ``synchronous=FULL``: the bot's setting) and on a local PostgreSQL server (fsync on, the
    default durable configuration) started for the run. Median, p95, and the ratio of the
    medians.
-2. /move throughput: the fake Discord serves two guilds, one on each of 2 shards, with G games
+2. Concurrent commits: ``--concurrent`` games commit a move at the same instant, ``--rounds``
+   times: the wall time of each round on SQLite with writes committed one by one (a group of
+   one), on SQLite with group commit (the bot's setting), and on PostgreSQL (each write on its
+   own pooled connection; the server flushes concurrent commits together itself).
+3. /move throughput: the fake Discord serves two guilds, one on each of 2 shards, with G games
    in each. Every game sends its next /move as soon as the previous reply arrived (a closed
    loop: the bot is never idle) for S seconds. Once with ONE process running both shards, once
    with TWO processes, one shard each; both on the same PostgreSQL. Moves per second,
@@ -15,7 +19,8 @@ vs two shard processes sharing one PostgreSQL database.
 The machine is shared (the fake Discord, the driver, PostgreSQL and the bots compete for its
 cores), so compare the ratios printed by one run; the load average is printed with them.
 
-Usage: python bench/scale.py [--commits 300] [--games 8] [--seconds 30] [--smoke]
+Usage: python -m bench.scale [--commits 300] [--concurrent 100] [--rounds 20] [--games 8]
+                            [--seconds 30] [--smoke]
 ``--smoke``: a few commits and a few seconds of play, to check the machinery (CI), not figures.
 """
 
@@ -36,7 +41,8 @@ if str(ROOT) not in sys.path:
 
 from engine.game import MOVE, GameState  # noqa: E402
 from engine.position import X  # noqa: E402
-from storage import Database, NewMove, Storage  # noqa: E402
+from storage import Database, NewMove, Storage, database  # noqa: E402
+from storage.database import GROUP_LIMIT  # noqa: E402
 from storage.postgres import PostgresDatabase  # noqa: E402
 from tests.e2e.harness import ShardProcess, Table  # noqa: E402
 from tests.fake_discord import FakeDiscord  # noqa: E402
@@ -83,6 +89,49 @@ async def bench_commits(cluster: Cluster, commits: int, tmp: Path) -> None:
         )
     ratio = statistics.median(pg) / statistics.median(lite)
     print(f"PostgreSQL / SQLite median: {ratio:.2f}x")
+
+
+async def concurrent_commits(db: Storage, games: int, rounds: int, channel: int) -> list[float]:
+    """Wall time (ms) of ``games`` commits sent at the same instant, one per game."""
+    created = [
+        await db.create_game(1, channel + i, "classic", 2 * i + 1, 2 * i + 2, "0", now=0.0)
+        for i in range(games)
+    ]
+    versions = {g.id: g.version for g in created}
+    moves = [NewMove(1, "play", "24/18 13/8")]
+    walls = []
+    for n in range(rounds):
+        start = time.perf_counter()
+        done = await asyncio.gather(
+            *(db.commit_action(g, v, f"{n}", moves, now=float(n)) for g, v in versions.items())
+        )
+        walls.append((time.perf_counter() - start) * 1000)
+        versions = {g.id: g.version for g in done}
+    return walls
+
+
+async def bench_concurrent(cluster: Cluster, games: int, rounds: int, tmp: Path) -> None:
+    """SQLite commits concurrent writes in groups (one fsync per group); with a group of one
+    it commits them one by one as before. PostgreSQL commits each on its own connection."""
+    print(f"\n{games} commits sent at the same instant (one per game), {rounds} rounds, durable")
+    print(f"{'backend':<34} {'p50 ms':>8} {'p95 ms':>8}")
+    results = {}
+    for label in ("SQLite, one commit each", "SQLite, group commit", "PostgreSQL"):
+        if label.startswith("SQLite"):
+            database.GROUP_LIMIT = 1 if "each" in label else GROUP_LIMIT
+            db: Storage = await Database.open(tmp / f"concurrent-{len(results)}.sqlite3")
+        else:
+            db = await PostgresDatabase.open(await cluster.new_database("concurrent"))
+        try:
+            await concurrent_commits(db, games, 2, 10_000)  # warm-up
+            walls = await concurrent_commits(db, games, rounds, 20_000)
+        finally:
+            await db.close()
+            database.GROUP_LIMIT = GROUP_LIMIT
+        results[label] = statistics.median(walls)
+        print(f"{label:<34} {statistics.median(walls):>8.1f} {quantile(walls, 0.95):>8.1f}")
+    one, group, pg = results.values()
+    print(f"group commit / one by one: {group / one:.2f}x; PostgreSQL / group: {pg / group:.2f}x")
 
 
 def choose(state: GameState) -> str:
@@ -174,10 +223,13 @@ async def main() -> None:
     parser.add_argument("--commits", type=int, default=300)
     parser.add_argument("--games", type=int, default=8, help="games per guild (shard)")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--concurrent", type=int, default=100, help="commits sent at once")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds of concurrent commits")
     parser.add_argument("--smoke", action="store_true", help="tiny run: checks the machinery")
     args = parser.parse_args()
     if args.smoke:
         args.commits, args.games, args.seconds = 20, 1, 3.0
+        args.concurrent, args.rounds = 5, 2
     cluster = start_cluster(fsync=True)
     try:
         print(
@@ -186,6 +238,7 @@ async def main() -> None:
         )
         with tempfile.TemporaryDirectory() as tmp:
             await bench_commits(cluster, args.commits, Path(tmp))
+            await bench_concurrent(cluster, args.concurrent, args.rounds, Path(tmp))
             await bench_moves(cluster, args.games, args.seconds, Path(tmp))
     finally:
         cluster.stop()

@@ -252,10 +252,17 @@ def _side(
 
 
 def side_features(
-    rules: Variant, positions: Sequence[Position], *, mother: bool = False
+    rules: Variant,
+    positions: Sequence[Position],
+    *,
+    mother: bool = False,
+    enc: Encoded | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(X's features, O's features, contact flag) for a batch of positions in X's frame."""
-    enc = Encoded(rules, positions)
+    """(X's features, O's features, contact flag) for a batch of positions in X's frame.
+
+    ``enc``: the batch already encoded (``Encoded(rules, positions)``), to share one pass."""
+    if enc is None:
+        enc = Encoded(rules, positions)
     pts = enc.pts
     waiting = enc.bar + enc.reserve
     fx = _side(
@@ -300,16 +307,58 @@ def side_features(
     return fx, fo, contact
 
 
+#: Per-side terms of the Pin games' deep-pin correction (``deep_pin_features``).
+DEEP_PIN_FEATURES: tuple[str, ...] = ("deep_pinned", "deep_exposed")
+
+
+def deep_pin_features(enc: Encoded) -> tuple[FloatArray, FloatArray]:
+    """(X's, O's) ``DEEP_PIN_FEATURES`` rows, each side in its own frame.
+
+    In the Pin games a checker pinned in the opponent's home board (own points 19-24) stays
+    pinned until the pinner bears off, and blocks the own bear-off all that time: nearly a lost
+    game, and a backgammon. ``deep_pinned`` counts such checkers; ``deep_exposed`` sums, over
+    the own blots there, the chance that some free opposing checker behind reaches them next
+    roll (blocks ignored, as in ``hit_any``).
+    """
+    pts = enc.pts
+    n = pts.shape[0]
+    out = []
+    for own_n, own_free, own_blot, opp_free in (
+        (pts[:, :, XN], pts[:, :, XFREE], pts[:, :, XBLOT], pts[:, :, OFREE]),
+        (
+            pts[:, ::-1, ON],
+            pts[:, ::-1, OFREE],
+            pts[:, ::-1, OBLOT],
+            pts[:, ::-1, XFREE],
+        ),
+    ):
+        rows = np.zeros((n, len(DEEP_PIN_FEATURES)))
+        rows[:, 0] = (own_n[:, 19:25] - own_free[:, 19:25]).sum(1)
+        shooter = (opp_free > 0).astype(np.float64)
+        shooter[:, 0] = 0.0
+        exposed = np.zeros(n)
+        for p in range(19, 25):
+            log_miss = shooter[:, 1:p] @ _LOG_MISS[p - 1 : 0 : -1]
+            exposed += own_blot[:, p] * (1.0 - np.exp(log_miss))
+        rows[:, 1] = exposed
+        out.append(rows)
+    return out[0], out[1]
+
+
 def feature_names() -> list[str]:
     """Names of the evaluation's input vector (X's side, then O's side, then the bias)."""
     return [f"x_{n}" for n in SIDE_FEATURES] + [f"o_{n}" for n in SIDE_FEATURES] + ["bias"]
 
 
 def feature_matrix(
-    rules: Variant, positions: Sequence[Position], *, mother: bool = False
+    rules: Variant,
+    positions: Sequence[Position],
+    *,
+    mother: bool = False,
+    enc: Encoded | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """The evaluation's input rows (see ``feature_names``) and the contact flags."""
-    fx, fo, contact = side_features(rules, positions, mother=mother)
+    fx, fo, contact = side_features(rules, positions, mother=mother, enc=enc)
     ones = np.ones((fx.shape[0], 1))
     return np.concatenate([fx, fo, ones], axis=1), contact
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ai.evaluation import evaluate, evaluator_for
-from ai.features import describe, feature_matrix, feature_names
+from ai import hand_weights
+from ai.evaluation import PinEvaluator, evaluate, evaluator_for
+from ai.features import Encoded, deep_pin_features, describe, feature_matrix, feature_names
 from ai.types import MatchContext
 from engine import VARIANTS, Position, get_variant, make_position
 from tests.ai.test_players import sample_decisions
@@ -102,3 +103,45 @@ def test_symmetric_start_is_balanced() -> None:
         rules = get_variant(variant)
         _, win = evaluate(rules, [rules.initial_position()])
         assert 0.2 < win[0] < 0.8, variant
+
+
+def test_deep_pin_features() -> None:
+    """Pin games: a checker pinned in the opponent's home board, or a blot there in reach."""
+    rules = get_variant("pin")
+    positions = [
+        # X's last checker on 24, O's free checkers 2 and 5 pips away; O's blot on X's 3.
+        make_position("pin", {24: "X", 22: "O", 19: "O", 3: "O", 6: "X" * 14, 1: "O" * 12}),
+        # The same X checker pinned; O's checker pinned on X's 2 (O's 23).
+        make_position("pin", {24: "XO", 19: "O", 2: "OX", 6: "X" * 13, 1: "O" * 13}),
+        # Nothing deep: X's back checker has escaped past every O checker... and O's too.
+        make_position("pin", {12: "X" * 15, 13: "O" * 15}),
+    ]
+    fx, fo = deep_pin_features(Encoded(rules, positions))
+    # P(some roll moves a checker exactly 2 or 5 pips), blocks ignored: 1 - (1-p2)(1-p5).
+    reach = {2: 12 / 36, 5: 15 / 36}
+    expected = 1 - (1 - reach[2]) * (1 - reach[5])
+    assert fx[0].tolist() == pytest.approx([0.0, expected])
+    # O's blot on X's 3 (O's 22) with X's 14 checkers on 6 three pips behind it (O's frame).
+    assert fo[0][0] == 0.0 and fo[0][1] == pytest.approx(14 / 36)
+    assert fx[1].tolist() == [1.0, 0.0]
+    assert fo[1].tolist() == [1.0, 0.0]
+    assert fx[2].tolist() == fo[2].tolist() == [0.0, 0.0]
+
+
+def test_pin_leaving_the_last_back_checker_exposed_costs() -> None:
+    """The greedy pin player lost to a random one by leaving its last checker on 24 alone,
+    where the opponent's checkers coming home pin it for good: the deep-pin term lowers the
+    value of such positions, and of the pinned one most, and leaves a race alone."""
+    rules = get_variant("pin")
+    stacks = {19: "O" * 3, 20: "O" * 3, 21: "OO", 6: "X" * 5, 5: "X" * 4, 4: "X" * 4, 1: "O" * 7}
+    exposed = make_position("pin", {**stacks, 24: "X", 8: "X"})
+    safe = make_position("pin", {**stacks, 24: "XX"})
+    pinned = make_position("pin", {**stacks, 24: "XO", 8: "X", 1: "O" * 6})
+    race = make_position("pin", {1: "X" * 15, 24: "O" * 15})
+    without = PinEvaluator({"pin": {**hand_weights.WEIGHTS["pin"], "deep_pin": [0.0] * 4}})
+    _, win = evaluator_for("pin").evaluate(rules, [exposed, safe, pinned, race])
+    _, before = without.evaluate(rules, [exposed, safe, pinned, race])
+    assert win[0] < before[0]
+    assert win[1] == pytest.approx(before[1])
+    assert before[2] - win[2] > before[0] - win[0]
+    assert win[3] == pytest.approx(before[3])

@@ -62,6 +62,25 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def cpu_ticks(pid: int) -> float:
+    """User + system CPU seconds of a process (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(side: Side) -> tuple[float, float, float]:
+    """CPU seconds so far of the bot process, of its helper processes, and of this driver
+    (the fake Discord included)."""
+    assert side.process.proc is not None
+    pid = side.process.proc.pid
+    helpers = sum(cpu_ticks(p) for p in descendants(pid) if p != pid)
+    me = os.times()
+    return cpu_ticks(pid), helpers, me.user + me.system
+
+
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
@@ -374,11 +393,16 @@ async def compare(sides: list[Side], args: argparse.Namespace, rng: random.Rando
         games = max(args.games)
         latencies: dict[str, list[float]] = {s.label: [] for s in sides}
         walls: dict[str, float] = {s.label: 0.0 for s in sides}
+        cpu: dict[str, list[float]] = {s.label: [0.0, 0.0, 0.0] for s in sides}
         for r in range(args.rounds):
             for side in sides if r % 2 == 0 else sides[::-1]:
+                before = cpu_seconds(side)
                 lat, wall = await burst_round(side.tables[games])
+                after = cpu_seconds(side)
                 latencies[side.label].extend(lat)
                 walls[side.label] += wall
+                for i in range(3):
+                    cpu[side.label][i] += after[i] - before[i]
         print(f"burst: {games} games send a move at the same instant, {args.rounds} rounds")
         print(
             f"{'setting':>28} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'moves/s':>8}"
@@ -388,15 +412,29 @@ async def compare(sides: list[Side], args: argparse.Namespace, rng: random.Rando
             lat = latencies[side.label]
             rates[side.label] = len(lat) / walls[side.label] if walls[side.label] else 0.0
             report(f"burst, {side.label}", lat, f" {rates[side.label]:>8.1f}")
+        print("CPU time per move during the bursts (ms; independent of the machine's load):")
+        print(f"{'':>28} {'bot':>8} {'helpers':>8} {'total':>8} {'driver':>8}")
+        per_move = {}
+        for side in sides:
+            moves = max(1, len(latencies[side.label]))
+            bot, helpers, driver = (1000 * x / moves for x in cpu[side.label])
+            per_move[side.label] = bot + helpers
+            print(
+                f"{side.label:>28} {bot:>8.2f} {helpers:>8.2f} {bot + helpers:>8.2f} {driver:>8.2f}"
+            )
         if len(sides) == 2:
             new_label, old_label = sides[0].label, sides[1].label
             new, old = latencies[new_label], latencies[old_label]
             print(
-                f"{'ratio new/baseline':>28} {'':>6} "
+                f"{'burst ratio new/baseline':>28} {'':>6} "
                 f"{ratio(statistics.median(new), statistics.median(old)):>8} "
                 f"{ratio(quantile(new, 0.95), quantile(old, 0.95)):>8} {'':>8} "
                 f"{ratio(rates[new_label], rates[old_label]):>8}   (targets: p95 <= 0.50x, "
                 f"moves/s >= 2.00x; {load_average()})"
+            )
+            print(
+                f"{'CPU per move new/baseline':>28} "
+                f"{ratio(per_move[new_label], per_move[old_label]):>8} (bot + helpers)"
             )
     if args.memory_games:
         print(f"memory at {args.memory_games} active games (bot + its helper processes)")

@@ -19,14 +19,21 @@ only on how many free X checkers each point holds, which fits in one int (four b
   his highest covered checker. It is solved exactly over count vectors kept as one int bitset.
   Where X cannot bear off during the run, the checkers really are independent and the bound is
   the run itself;
+* the relaxation's solution also tells which checker takes which numbers; played in order
+  (``_Frozen.witness``) it is almost always a real run, and then the bound is the run: most
+  plays are settled by one fold and one such check, with no search below them;
 * otherwise a depth-first search (``_Frozen.run``) with a memo over (counts, numbers left) that
   only asks whether a branch beats what is already known, so the bound cuts most branches;
-* a decision's plays are ranked together (``best_leaves``): a cheap greedy run and the bound
-  settle most plays; only those that may reach the best run are searched.
+* a decision's plays are ranked together (``best_leaves``): a cheap greedy run, the bound and
+  the witness settle most plays; only those that may reach the best run are searched. X's
+  moves never change the frozen board, so all plays of a decision share it.
 
-The slowest chain decisions (the family ``tests/engine/test_express.py`` keeps) are those where
-X can bear off but has checkers still coming home, a covered checker in his home board and a
-long chain pending (11 or 22 rolled): the plain search there visits ~10^5 positions per play.
+The slowest chain decisions (the family ``tests/engine/express_slowest.py`` keeps) are those
+where X can bear off but cannot win (a checker of his covered in his home board), has checkers
+still coming home and a long chain pending (11 or 22 rolled, or a [1xk] decision): the plain
+search there visits ~10^5 positions per play, and the best runs park checkers on the covered
+point to bear off the last 5s and 6s from there. Without the witness every such play was
+searched down to a run, ~1-4 s a decision for the slowest constructed ones.
 
 The pending numbers after any point of a chain are a suffix of ``v x k, (v+1) x 4, ..., 6 x 4``
 and a suffix always ends with 6 x 4, so (position, length of the suffix) identifies a
@@ -40,12 +47,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.dice import ChainDice
-from engine.position import NUM_CHECKERS, O, Position, X
+from engine.position import BAR, NUM_CHECKERS, OFF, O, Position, X
 
 if TYPE_CHECKING:
     from engine.movegen import _Leaf
     from engine.variants import Variant
 
+#: Bit offsets of the points' counts in ``_counts``.
+_SHIFTS = tuple(4 * p for p in range(25))
 #: Longest possible pending suffix: 1-1 gives four each of 1..6.
 _ALL_NUMBERS = tuple(v for v in range(1, 7) for _ in range(4))
 MEMO_LIMIT = 200_000
@@ -61,7 +70,6 @@ def clear_caches() -> None:
     """Forget every memo (benchmarks time cold listings with it)."""
     _memo.clear()
     _FROZEN.clear()
-    _STACKS.clear()
 
 
 def _never_bears_off(pos: Position) -> bool:
@@ -107,31 +115,37 @@ def _room_bound(pos: Position, left: int) -> int:
 # --- Blocking as plain counts ----------------------------------------------------------------
 
 
-#: Per distinct stack: (free X checkers on top, owned by O, covered X checkers).
-_STACKS: dict[str, tuple[int, bool, int]] = {}
+def _scan(pos: Position) -> tuple[int, int, int, int]:
+    """One pass over X's board: (counts, the mask of the points O owns, X's highest covered
+    checker's point, X's covered checkers).
 
-
-def _stack_info(stack: str) -> tuple[int, bool, int]:
-    info = _STACKS.get(stack)
-    if info is None:
-        top_o = stack.rfind(O)
-        free = len(stack) - 1 - top_o  # everything above the top O checker is X
-        info = (free, stack.count(O) == 1, stack[: max(top_o, 0)].count(X))
-        if len(_STACKS) >= 10_000:  # a bound: the stacks met in practice are far fewer
-            _STACKS.clear()
-        _STACKS[stack] = info
-    return info
+    Counts: X's free checkers per point as one int, point ``p`` in bits 4p..4p+3. A stack is
+    bottom to top; everything above its highest O checker is X (free), X below it is covered,
+    and O owns the point when it has exactly one checker there.
+    """
+    state = owned = covered_high = covered = 0
+    for p, stack in enumerate(pos.points):
+        if stack:
+            top_o = stack.rfind(O)
+            if top_o < 0:  # X alone: all free
+                state += len(stack) << 4 * p
+                continue
+            free = len(stack) - 1 - top_o
+            if free:
+                state += free << 4 * p
+            if stack.count(O) == 1:
+                owned |= 1 << p
+            if top_o:
+                under = stack.count(X, 0, top_o)
+                if under:
+                    covered_high = p
+                    covered += under
+    return state, owned, covered_high, covered
 
 
 def _counts(pos: Position) -> int:
-    """X's free checkers per point as one int: point ``p`` holds its count in bits 4p..4p+3."""
-    state = 0
-    for p, stack in enumerate(pos.points):
-        if stack:
-            free = _stack_info(stack)[0]
-            if free:
-                state += free << (4 * p)
-    return state
+    """X's free checkers per point as one int (``_scan``)."""
+    return _scan(pos)[0]
 
 
 #: The pips of the last ``left`` pending numbers but their very last one.
@@ -145,10 +159,18 @@ class _Suffix:
     mixed-radix index (digit j counts value j, radix = copies pending + 1).
     """
 
-    __slots__ = ("digits", "first_off_value", "first_off_values", "prefix_index")
+    __slots__ = (
+        "digits",
+        "first_off_value",
+        "first_off_values",
+        "numbers",
+        "prefix_index",
+        "radices",
+    )
 
     def __init__(self, left: int) -> None:
         numbers = _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]
+        self.numbers = numbers
         values = sorted(set(numbers))
         counts = [numbers.count(v) for v in values]
         places = []
@@ -166,6 +188,10 @@ class _Suffix:
             digits.append((v, place, below))
         #: (value, place, mask of the sums where one more copy of the value still fits)
         self.digits = tuple(digits)
+        #: (value, place, radix) per digit, to read a count vector back from its index
+        self.radices = tuple(
+            (v, place, n + 1) for v, n, place in zip(values, counts, places, strict=True)
+        )
         #: index of the count vector of the first ``L`` numbers, for L = 0..left
         prefix_index = [0]
         index = 0
@@ -206,10 +232,13 @@ class _Suffixes(dict[int, _Suffix]):
 _SUFFIXES = _Suffixes()
 Steps = tuple[tuple[int, int, int, int], ...]
 #: Partial folds kept per frozen board (each holds two bitsets of up to ~400 bytes).
-OUTSIDE_LIMIT = 20_000
+OUTSIDE_LIMIT = 5_000
+#: Partial folds checker by checker kept per frozen board (lists of up to 15 such bitsets,
+#: mostly shared with each other).
+PREFIX_LIMIT = 5_000
 #: The search computes the bound where at least this many numbers are left (near the end of a
 #: run the search itself is cheaper than the bound).
-BOUND_FROM = 4
+BOUND_FROM = 6
 
 
 class _Frozen:
@@ -224,10 +253,13 @@ class _Frozen:
         "blocked",
         "bounds",
         "can_win",
+        "cases",
         "covered_high",
         "first_off",
         "memo",
         "outside",
+        "own",
+        "prefix_sets",
         "walks",
     )
 
@@ -241,6 +273,12 @@ class _Frozen:
         self.walks: dict[int, tuple[Steps, Steps]] = {}
         self.first_off: dict[int, int] = {}
         self.outside: dict[int, tuple[int, int]] = {}
+        #: what one checker absorbs alone, per (point, numbers left, case)
+        self.own: dict[int, tuple[tuple[int, int], ...]] = {}
+        #: the cases of the latest ``bound`` that reach it: (key, bound, [(h, sets)])
+        self.cases: tuple[int, int, list[tuple[int, list[int]]]] = (-1, 0, [])
+        #: ``_case_sets`` after the checkers on a point and above, by what stands there
+        self.prefix_sets: dict[int, list[int]] = {}
 
     # --- bounds ------------------------------------------------------------------------------
 
@@ -284,23 +322,71 @@ class _Frozen:
         prefix_index = suffix.prefix_index
         first_off = self.first_off_value(state, left)
         result = 0
+        cases: list[tuple[int, list[int]]] = []
         for h in suffix.first_off_values[first_off]:
-            reach, all_off = self._scenario(state, left, h)
-            if all_off:
-                for played in range(left, 0, -1):
-                    if all_off >> prefix_index[played] & 1:
-                        result = left  # every checker borne off: a win
-                        break
-            for played in range(left, result, -1):
+            if self.can_win:
+                reach, all_off = self._scenario(state, left, h)
+                if all_off:
+                    for played in range(left, 0, -1):
+                        if all_off >> prefix_index[played] & 1:
+                            result = left  # every checker borne off: a win
+                            break
+            else:
+                # One checker at a time, so that ``witness`` can split the numbers.
+                sets = self._case_sets(state, left, h)
+                reach = sets[-1]
+            for played in range(left, result - 1, -1):
                 if reach >> prefix_index[played] & 1:
-                    result = played
+                    if played > result:
+                        result = played
+                        cases.clear()
+                    if not self.can_win:
+                        cases.append((h, sets))
                     break
             if result == left:
                 break
+        self.cases = (key, result, cases)
         if len(self.bounds) >= MEMO_LIMIT:
             self.bounds.clear()
         self.bounds[key] = result
         return result
+
+    def _case_sets(self, state: int, left: int, h: int) -> list[int]:
+        """``_sets`` for all of X's checkers in the case ``h`` of ``bound``.
+
+        The checkers are added from the highest point down, and the sets after each point are
+        kept by what stands on that point and above: the plays of one decision and the search
+        below them mostly differ on a few low points, so most of a fold is found kept.
+        """
+        tail = left << 3 | h
+        points = [p for p in range(1, 25) if (state >> 4 * p) & 15]
+        sets: list[int] | None = None
+        start = 24
+        for p in points:  # the lowest point first: the longest kept part
+            kept = self.prefix_sets.get(((state >> 4 * p) << 5 | p) << 8 | tail)
+            if kept is not None:
+                if not kept[-1]:
+                    return kept
+                sets = list(kept)
+                start = p - 1
+                break
+        if sets is None:
+            sets = [1]
+        if len(self.prefix_sets) >= PREFIX_LIMIT:
+            self.prefix_sets.clear()
+        for q in range(start, 0, -1):
+            count = (state >> 4 * q) & 15
+            if not count:
+                continue
+            for _ in range(count):
+                reach = self._absorb(sets[-1], q, left, h)
+                sets.append(reach)
+                if not reach:
+                    break
+            self.prefix_sets[((state >> 4 * q) << 5 | q) << 8 | tail] = sets[:]
+            if not sets[-1]:
+                break
+        return sets
 
     def _scenario(self, state: int, left: int, h: int) -> tuple[int, int]:
         """The count vectors X's checkers can absorb independently when they first bear off
@@ -396,11 +482,147 @@ class _Frozen:
             walk = self.walks[key] = (tuple(before), tuple(after))
         return walk
 
+    # --- a real run from the relaxation ------------------------------------------------------
+
+    def _absorb(self, reach: int, q: int, left: int, h: int) -> int:
+        """``reach`` plus what one checker on ``q`` absorbs in the case ``h`` of ``bound``
+        (0: this checker never gets home in time)."""
+        before, after = self._walk(q, left, h)
+        if not before and not after:
+            return 0 if h < 7 and q > 6 else reach
+        at = [0] * (q + 1)
+        at[q] = reach
+        for src, dst, place, below in before:
+            sums = at[src] & below
+            if sums:
+                at[dst] |= sums << place
+        if h < 7:
+            del at[7:]
+            for src, dst, place, below in after:
+                sums = at[src] & below
+                if sums:
+                    at[dst] |= sums << place
+        out = 0
+        for sums in at:
+            out |= sums
+        return out
+
+    def witness(self, state: int, left: int, played: int) -> bool:
+        """Whether a real run plays ``played`` numbers, found by splitting the numbers among
+        the checkers as a case of the relaxation of ``bound`` does and playing them in order.
+
+        Within one value the copies may be played in any order: every checker's other moves
+        first (then everybody who will be home is home), then its bear-offs from the highest
+        point down. That order satisfies the relaxation's every rule but one: bearing off with
+        more than the point needs is allowed only from the highest point, which the relaxation
+        only checks against the covered checkers. Where a checker that has finished its part
+        stands higher, it takes that number instead (``_plays``).
+        """
+        suffix = _SUFFIXES[left]
+        target = suffix.prefix_index[played]
+        key = state << 5 | left
+        if self.cases[0] == key and self.cases[1] == played:
+            cases = self.cases[2]  # ``bound`` has just folded this state
+        else:
+            cases = [
+                (h, self._case_sets(state, left, h))
+                for h in suffix.first_off_values[self.first_off_value(state, left)]
+            ]
+        for h, sets in cases:
+            if sets[-1] >> target & 1 and self._plays(state, sets, target, suffix, h):
+                return True
+        return False
+
+    def _own(self, q: int, left: int, h: int) -> tuple[tuple[int, int], ...]:
+        """What one checker on ``q`` absorbs alone, largest index first: (index of the count
+        vector, the counts four bits a value)."""
+        key = (q * 32 + left) * 8 + h
+        own = self.own.get(key)
+        if own is None:
+            bits = bin(self._absorb(1, q, left, h))[:1:-1]
+            radices = _SUFFIXES[left].radices
+            own = tuple(
+                (x, sum(x // place % radix << 4 * j for j, (_, place, radix) in enumerate(radices)))
+                for x in range(len(bits) - 1, -1, -1)
+                if bits[x] == "1"
+            )
+            self.own[key] = own
+        return own
+
+    def _plays(self, state: int, sets: list[int], target: int, suffix: _Suffix, h: int) -> bool:
+        """Split ``target`` among the checkers of ``state`` (``sets[i]``: what the first ``i``
+        absorb, in ``_sets`` order) and play the split in order; whether every move is legal."""
+        left = len(suffix.numbers)
+        radices = suffix.radices
+        checkers = [q for q in range(24, 0, -1) for _ in range((state >> 4 * q) & 15)]
+        # plans[i]: checker i's values, in order (each moves it, or bears it off)
+        plans: list[list[int]] = [[] for _ in checkers]
+        rest = target
+        packed = sum(
+            target // place % radix << 4 * j for j, (_, place, radix) in enumerate(radices)
+        )
+        # A count vector fits in ``rest`` if no count, four bits each, borrows from its 8 bit.
+        eights = sum(8 << 4 * j for j in range(len(radices)))
+        for i in range(len(checkers) - 1, -1, -1):
+            before = sets[i]
+            for x, counts in self._own(checkers[i], left, h):
+                if (
+                    x <= rest
+                    and before >> (rest - x) & 1
+                    and ((packed | eights) - counts) & eights == eights
+                ):
+                    break
+            else:
+                return False  # cannot happen: ``target`` is such a sum
+            rest -= x
+            packed -= counts
+            for j, (v, _, _) in enumerate(radices):
+                plans[i] += [v] * (counts >> 4 * j & 15)
+        at = list(checkers)  # where each checker stands (0: borne off)
+        done = [0] * len(checkers)  # how much of its plan each has played
+        blocked = self.blocked
+        covered_high = self.covered_high
+        for v, _, _ in radices:
+            offs = []
+            for i, plan in enumerate(plans):
+                while done[i] < len(plan) and plan[done[i]] == v:
+                    if at[i] > v:
+                        at[i] -= v
+                        done[i] += 1
+                    else:
+                        offs.append(i)
+                        break
+            offs.sort(key=lambda i: -at[i])
+            for i in offs:
+                top = max(max(at), covered_high)
+                if top > 6:
+                    return False  # not everybody is home
+                if at[i] < v and at[i] != top:
+                    # Not the highest: a checker up there with nothing left to play takes
+                    # this number instead (bearing off, or moving if its point is above
+                    # v); checker i stays where it is with nothing left to play either.
+                    taker = next(
+                        (
+                            j
+                            for j, p in enumerate(at)
+                            if p == top and done[j] == len(plans[j]) and j != i
+                        ),
+                        None,
+                    )
+                    if taker is None or (top > v and blocked[top - v]):
+                        return False
+                    at[taker] = top - v if top > v else 0
+                    done[i] = len(plans[i])
+                    continue
+                at[i] = 0
+                done[i] += 1
+        return True
+
     def greedy(self, state: int, left: int) -> int:
         """A real run (a lower bound): always move the highest checker that can play."""
         blocked = self.blocked
         covered_high = self.covered_high
-        free = [(state >> 4 * p) & 15 for p in range(25)]
+        free = [state >> shift & 15 for shift in _SHIFTS]
         high = 24
         while high and not free[high]:
             high -= 1
@@ -429,49 +651,12 @@ class _Frozen:
             played += 1
         return played
 
-    def greedy_home(self, state: int, left: int) -> int:
-        """Another real run: bear off when possible, else move the lowest checker outside the
-        home board that can play (bringing everyone home), else the lowest checker."""
-        blocked = self.blocked
-        covered_high = self.covered_high
-        free = [(state >> 4 * p) & 15 for p in range(25)]
-        played = 0
-        for die in _ALL_NUMBERS[len(_ALL_NUMBERS) - left :]:
-            high = 24
-            while high and not free[high]:
-                high -= 1
-            top = high if high > covered_high else covered_high
-            off = inside = outside = 0
-            for src in range(1, high + 1):
-                if free[src]:
-                    dst = src - die
-                    if dst >= 1:
-                        if not blocked[dst]:
-                            if src > 6:
-                                outside = outside or src
-                            else:
-                                inside = inside or src
-                    elif top <= 6 and (dst == 0 or src == top):
-                        off = src
-                        break
-            if off:
-                free[off] -= 1
-                if self.can_win and not any(free):
-                    return left  # the last checker is off: the game is won
-            elif outside or inside:
-                src = outside or inside
-                free[src] -= 1
-                free[src - die] += 1
-            else:
-                return played
-            played += 1
-        return played
-
     # --- search ------------------------------------------------------------------------------
 
-    def run(self, state: int, left: int, floor: int = -1) -> int:
+    def run(self, state: int, left: int, floor: int = -1, greedy: int = -1) -> int:
         """The run over the last ``left`` pending numbers from ``state`` (X's reserve empty) if
-        it exceeds ``floor``; otherwise an upper bound on it that does not exceed ``floor``."""
+        it exceeds ``floor``; otherwise an upper bound on it that does not exceed ``floor``.
+        ``greedy``: ``self.greedy(state, left)`` if the caller has it."""
         if left == 0:
             return 0
         key = state << 5 | left
@@ -487,13 +672,17 @@ class _Frozen:
             return exact
         bound = left
         if left >= BOUND_FROM:
-            greedy = self.greedy(state, left)
+            if greedy < 0:
+                greedy = self.greedy(state, left)
             if greedy == left:  # a real run plays every number: nothing does better
                 self._remember(key, left, True)
                 return left
             bound = self.bound(state, left)
             if bound <= floor or greedy == bound:
                 self._remember(key, bound, greedy == bound)
+                return bound
+            if self.witness(state, left, bound):
+                self._remember(key, bound, True)
                 return bound
         die = _ALL_NUMBERS[-left]
         rest = left - 1
@@ -557,26 +746,27 @@ class _Frozen:
 
 
 _FROZEN: dict[tuple[int, int, bool], _Frozen] = {}
+#: Five points' flags per five bits of a mask (builds ``_Frozen.blocked`` from a mask).
+_FIVE_POINTS = tuple(tuple(bit == "1" for bit in format(i, "05b")[::-1]) for i in range(32))
 
 
 def _frozen(pos: Position) -> _Frozen:
-    blocked_mask = 0
-    covered_high = 0
-    covered = 0
-    for p, stack in enumerate(pos.points):
-        if stack:
-            _, owned, n_covered = _stack_info(stack)
-            if owned:
-                blocked_mask |= 1 << p
-            if n_covered:
-                covered_high = p
-                covered += n_covered
-    key = (blocked_mask, covered_high, covered == 0)
+    return _frozen_of(*_scan(pos)[1:])
+
+
+def _frozen_of(owned: int, covered_high: int, covered: int) -> _Frozen:
+    key = (owned, covered_high, covered == 0)
     frozen = _FROZEN.get(key)
     if frozen is None:
-        if len(_FROZEN) >= 64:  # each holds its own memo: keep the recent few
+        if len(_FROZEN) >= 16:  # each holds its own memo: keep the recent few
             _FROZEN.clear()
-        blocked = tuple(bool(blocked_mask >> p & 1) for p in range(25))
+        blocked = (
+            _FIVE_POINTS[owned & 31]
+            + _FIVE_POINTS[owned >> 5 & 31]
+            + _FIVE_POINTS[owned >> 10 & 31]
+            + _FIVE_POINTS[owned >> 15 & 31]
+            + _FIVE_POINTS[owned >> 20 & 31]
+        )
         frozen = _FROZEN[key] = _Frozen(blocked, covered_high, covered == 0)
     return frozen
 
@@ -599,8 +789,9 @@ def _enter(frozen: _Frozen, state: int, reserve: int, left: int) -> tuple[int, i
 def _counts_run(pos: Position, left: int, floor: int = -1) -> int:
     """``longest_run`` for a variant that runs on counts (the exact value when above
     ``floor``, else an upper bound not above it)."""
-    frozen = _frozen(pos)
-    played, state = _enter(frozen, _counts(pos), pos.reserve[0], left)
+    state, *board = _scan(pos)
+    frozen = _frozen_of(*board)
+    played, state = _enter(frozen, state, pos.reserve[0], left)
     if played == left:
         return left
     if pos.reserve[0] > played:
@@ -679,57 +870,82 @@ def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf],
 
 
 def best_leaves(
-    variant: Variant, dice: ChainDice, leaves: Iterable[tuple[Position, _Leaf]]
+    variant: Variant,
+    pos: Position,
+    dice: ChainDice,
+    leaves: Iterable[tuple[Position, _Leaf]],
 ) -> list[tuple[Position, _Leaf]]:
-    """The plays of a decision with the highest score (``run_scorer``), ranked together.
+    """The plays of a decision in ``pos`` with the highest score (``run_scorer``), ranked
+    together.
 
     On counts, a play is searched only as far as needed to tell whether it reaches the best
     score known so far: plays are taken in order of a cheap greedy run, and one whose bound
-    falls short of the best is dropped unsearched.
+    falls short of the best is dropped unsearched. X's moves change neither the points O owns
+    nor X's covered checkers, so every play shares the decision's frozen board, and a play's
+    counts are the decision's moved by its steps.
     """
     items = list(leaves)
+    copies = dice.copies
+    # A play that uses every copy (or wins) scores at least ``copies``, above every other: with
+    # at most one such play there is nothing to look ahead for.
+    complete = [
+        (after, leaf)
+        for after, leaf in items
+        if len(leaf.steps) >= copies or after.off[0] == NUM_CHECKERS
+    ]
+    if len(complete) == 1:
+        return complete
+    if not complete:
+        most = max(len(leaf.steps) for _, leaf in items)
+        return [(after, leaf) for after, leaf in items if len(leaf.steps) == most]
     if not variant.runs_on_counts:
         score = run_scorer(variant, dice)
         scored = [(score(p, leaf), p, leaf) for p, leaf in items]
         top = max(s for s, _, _ in scored)
         return [(p, leaf) for s, p, leaf in scored if s == top]
     left = len(pending_after(dice))
-    copies = dice.copies
     won = copies + left
+    base, *board = _scan(pos)
+    frozen = _frozen_of(*board)
     scores: list[int] = [0] * len(items)
-    pending: list[tuple[int, int]] = []  # (greedy score, index) of complete plays to rank
+    # (greedy run, index, counts after the entries, entries) of the plays still to rank
+    pending: list[tuple[int, int, int, int]] = []
     best = 0
     for i, (after, leaf) in enumerate(items):
-        used = len(leaf.steps)
+        steps = leaf.steps
         if after.off[0] == NUM_CHECKERS:
             scores[i] = won
-        elif used < copies:
-            scores[i] = used
+        elif len(steps) < copies:
+            scores[i] = len(steps)
         else:
-            cached = _memo.get((after, left))
-            if cached is not None:
-                scores[i] = copies + cached
+            state = base
+            for step in steps:
+                if step.src != BAR:
+                    state -= 1 << 4 * step.src
+                if step.dst != OFF:
+                    state += 1 << 4 * step.dst
+            reserve = after.reserve[0]
+            played, state = _enter(frozen, state, reserve, left)
+            if played == left or reserve > played:
+                scores[i] = copies + played
             else:
-                frozen = _frozen(after)
-                played, state = _enter(frozen, _counts(after), after.reserve[0], left)
-                if played == left or after.reserve[0] > played:
-                    scores[i] = copies + played
+                known = frozen.memo.get(state << 5 | (left - played))
+                if known is not None and known & 1:
+                    scores[i] = copies + played + (known >> 1)
                 else:
                     greedy = played + frozen.greedy(state, left - played)
                     if greedy == left:  # the whole run: nothing scores higher
                         scores[i] = copies + left
                     else:
-                        pending.append((greedy, i))
+                        pending.append((greedy, i, state, played))
                         scores[i] = -1
                         best = max(best, copies + greedy)
                         continue
         best = max(best, scores[i])
     pending.sort(reverse=True)
-    for _, i in pending:
-        after = items[i][0]
-        run = _counts_run(after, left, best - copies - 1)
-        if copies + run >= best:
-            _remember((after, left), run)  # above the floor: exact
-            best = copies + run
+    for greedy, i, state, played in pending:
+        floor = best - copies - 1 - played
+        run = played + frozen.run(state, left - played, floor, greedy - played)
+        best = max(best, copies + run)  # above the floor, ``run`` is exact
         scores[i] = copies + run
     return [item for item, s in zip(items, scores, strict=True) if s == best]

@@ -120,7 +120,7 @@ def legal_plays(pos: Position, dice: Dice, variant: Variant | None = None) -> li
         variant = get_variant(pos.variant)
     leaves = _leaves(variant, pos, dice.numbers)
     if isinstance(dice, ChainDice):
-        chosen = best_leaves(variant, dice, leaves.items())
+        chosen = best_leaves(variant, pos, dice, leaves.items())
     else:
         chosen = _select(leaves, dice)
     return [Play(leaf.steps, pos, after) for after, leaf in chosen]

@@ -189,3 +189,37 @@ def test_express_counts_search_matches_plain_search(seed: int) -> None:
         express.clear_caches()
         assert express.longest_run(rules, pos, left) == plain
     assert independent
+
+
+@FAST
+@given(seed=SEEDS)
+def test_express_witness_is_a_real_run(seed: int) -> None:
+    """The lookahead settles most plays with a run built from the relaxation's split of the
+    numbers (``_Frozen.witness``): whenever it says a run of some length exists, the plain
+    search finds one at least as long. On boards of the slow family (X covered in his home
+    board, free checkers home and on their way) it also confirms the true run length often."""
+    rules = get_variant("blocking-express")
+    rng = random.Random(seed)
+    confirmed = 0
+    for _ in range(25):
+        pos = _random_frozen_board(rng, rng.choice((0, rng.randint(1, 6), rng.randint(1, 6))))
+        stacks = dict(enumerate(pos.points))
+        for _ in range(rng.randint(0, 5)):  # more free checkers, home and outside
+            point = rng.randint(1, rng.choice((6, 12, 18)))
+            if stacks[point].count(O) != 1 and pos.off[0] > 1:
+                stacks[point] += X
+                pos = make_position(
+                    pos.variant,
+                    {p: s for p, s in stacks.items() if s},
+                    off=(pos.off[0] - 1, pos.off[1]),
+                )
+        left = rng.randint(4, 24)
+        plain = plain_run(rules, pos, left, {})
+        express.clear_caches()
+        frozen = express._frozen(pos)
+        counts = express._counts(pos)
+        for played in range(left + 1):
+            if frozen.witness(counts, left, played):
+                assert played <= plain
+        confirmed += frozen.witness(counts, left, plain)
+    assert confirmed

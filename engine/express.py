@@ -598,21 +598,27 @@ class _Frozen:
                 if top > 6:
                     return False  # not everybody is home
                 if at[i] < v and at[i] != top:
-                    # Not the highest: a checker up there with nothing left to play takes
-                    # this number instead (bearing off, or moving if its point is above
-                    # v); checker i stays where it is with nothing left to play either.
-                    taker = next(
-                        (
-                            j
-                            for j, p in enumerate(at)
-                            if p == top and done[j] == len(plans[j]) and j != i
-                        ),
-                        None,
-                    )
-                    if taker is None or (top > v and blocked[top - v]):
+                    # Not the highest: a checker up there takes this number instead (bearing
+                    # off, or moving if its point is above v), and checker i takes over what
+                    # that one had left to play, if it is a bear-off (from lower down, the
+                    # same number still bears off). One with nothing left is preferred.
+                    takers = [
+                        j
+                        for j, p in enumerate(at)
+                        if p == top
+                        and j != i
+                        and (
+                            done[j] == len(plans[j])
+                            or (done[j] == len(plans[j]) - 1 and plans[j][-1] >= top)
+                        )
+                    ]
+                    if not takers or (top > v and blocked[top - v]):
                         return False
+                    taker = min(takers, key=lambda j: len(plans[j]) - done[j])
                     at[taker] = top - v if top > v else 0
-                    done[i] = len(plans[i])
+                    plans[i] = plans[i][: done[i]] + plans[taker][done[taker] :]
+                    plans[taker] = plans[taker][: done[taker]]
+                    done[taker] = len(plans[taker])
                     continue
                 at[i] = 0
                 done[i] += 1

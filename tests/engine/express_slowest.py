@@ -1,12 +1,17 @@
 """The slowest Blocking Express chain decisions found (issue 18), shared by the tests and
 ``bench.movegen``.
 
-Found by listing every chain decision of a few thousand seeded random games cold (and a 1-1 or
-2-2 chain forced on a sample of their positions). They all belong to one family: X may bear off
-during the run but cannot win it (a checker of his is covered in his home board), several of his
-checkers are still on their way home, and a long chain is pending (1-1 or 2-2: 16-20 numbers).
-The run is then decided by when everyone is home and by what each checker can still bear off,
-and the plain search visits 10^4-10^5 positions per play (0.4-3 s a decision before issue 18).
+Found by ``bench.express_tail``: every chain decision of seeded games between random,
+pip-greedy, greedy and ai-level players listed cold, chains forced on positions met, random
+positions of the slow family and hill climbing from the slowest (moving a checker, owning or
+freeing a point, changing the decision, keeping whatever lists slower). They all belong to one
+family: X may bear off during the run but cannot win it (a checker of his is covered in his home
+board), several of his checkers are still on their way home, and a long chain is pending (1-1
+or 2-2, or a [1xk] decision: 16-20 numbers). The best runs park checkers on the covered point
+and bear the last 5s and 6s off from there; the plain search visits 10^4-10^5 positions per
+play. Before issue 18 the first six took 0.4-3 s; the hill-climbed ones took 1.8-3.9 s with
+the first rewrite of issue 18 (and 0.4-0.6 s with its first witness, which did not yet trade
+places between bearing-off checkers).
 """
 
 from __future__ import annotations
@@ -30,4 +35,23 @@ SLOWEST = (
     # 4 plays, 0.5 s before
     "blocking-express | 24:O2 19:O1 18:X1 17:O1 15:X1 12:X1 10:O1 5:X2+O3+X1+O1+X2 4:O6+X3 "
     "3:X3 2:X1 | bar 0/0 | res 0/0 | off 0/0 | 11",
+    # hill-climbed: 301 plays, 3.9 s with the first rewrite
+    "blocking-express | 22:X1 14:X1 13:X1 12:X1 8:X1 6:X2+O2 5:X1+O2+X1 4:X2 3:X1 2:O2+X1 "
+    "1:X2+O2 | bar 0/0 | res 0/0 | off 0/7 | 11",
+    # hill-climbed: 144 plays, 3.5 s with the first rewrite
+    "blocking-express | 22:X1 12:X1 9:X1 8:X1 5:X1+O2+X1 4:X3 3:X1 2:X1+O2+X1+O2 1:X3+O4 "
+    "| bar 0/0 | res 0/0 | off 0/5 | 11",
+    # hill-climbed: 257 plays, 3.0 s with the first rewrite
+    "blocking-express | 18:X1 12:X1 9:X1 8:X2 7:X1 6:X1 5:X1+O2+X1 4:X3 2:O2+X1 1:X2+O2 "
+    "| bar 0/0 | res 0/0 | off 0/9 | [1x4]",
+    # constructed: 122 plays, 1.9 s with the first rewrite
+    "blocking-express | 20:O2 17:X2 11:X2 10:O2+X1 5:O2+X2+O1+X1 4:X3 3:X1 | bar 0/0 | res 0/0 "
+    "| off 3/8 | 11",
+    # hill-climbed: 262 plays, 0.6 s with the first witness (checkers on 5 wait for the 6s
+    # while lower ones would bear off the 5s: they must trade places)
+    "blocking-express | 21:O1 20:X1 15:X1 10:X1 8:X1 7:X1 6:O2 5:X2 4:X2+O2 3:X3 2:O2+X2 "
+    "| bar 0/0 | res 0/0 | off 1/8 | [1x4]",
+    # hill-climbed: 423 plays, the slowest now (every play settled by its witness)
+    "blocking-express | 20:X1 15:X1 10:X1 9:X1 7:X1 6:O2+X1 5:X1 4:X2+O2+X1 3:X1 2:O2+X2 1:X1 "
+    "| bar 0/0 | res 0/0 | off 1/9 | 11",
 )

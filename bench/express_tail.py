@@ -157,11 +157,16 @@ MIXED = ("XXO", "XXOO", "XOOX", "XXOOX", "OOXX", "OOXOX", "OOXXOX", "XOXOOX", "O
 def constructed(rng: random.Random) -> tuple[Position, ChainDice]:
     """A random position of the slow family: some X checkers covered in X's home board (mixed
     stacks, some with free X checkers on top), free X checkers home and on their way home
-    (points 7-24), a few points O owns; every other checker borne off; a long chain pending."""
+    (points 7-24), a few points O owns; every other checker borne off; a long chain pending.
+    Three in ten have no covered checker or covered ones outside the home board instead."""
     rules = get_variant(VARIANT)
     while True:
         stacks: dict[int, str] = {}
-        for point in rng.sample(range(1, 7), rng.randint(1, 3)):
+        # Mostly the slow family (covered in the home board); sometimes nothing covered (X can
+        # win) or covered outside (X never bears off), the neighbouring cases.
+        kind = rng.random()
+        covered_points = range(1, 7) if kind < 0.7 else range(7, 19)
+        for point in rng.sample(covered_points, 0 if kind > 0.85 else rng.randint(1, 3)):
             stacks[point] = rng.choice(MIXED)
         for point in rng.sample(range(1, 25), rng.randint(0, 4)):
             if point not in stacks:

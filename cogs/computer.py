@@ -151,6 +151,9 @@ class ComputerTurns:
                 await task
 
     async def _run(self, game_id: int) -> None:
+        #: Lines of decisions not shown yet: a plain roll that leaves the computer to move is
+        #: shown with the play that follows (one board per turn, like a person's turn).
+        pending: list[str] = []
         for _ in range(MAX_STEPS):
             game = await self.db.get_game(game_id)
             if game is None or not game.is_active:
@@ -166,14 +169,19 @@ class ComputerTurns:
                     continue  # the person acted meanwhile (resigned, aborted): look again
                 try:
                     outcome = await self.table.act(
-                        fresh, self.user_id, decided[0], decided[1], decided[2]
+                        fresh, self.user_id, decided[0], decided[1], decided[2], owe_board=True
                     )
                 except ConflictError:
                     continue
                 except EngineError:
                     log.exception("the computer's decision in game %s was refused", game_id)
                     return
-            await self.post(outcome.game, outcome, outcome.action_line or decided[3])
+            if decided[1] == "roll" and computer_to_act(outcome.game, outcome.state):
+                pending.extend(outcome.events)  # its play comes next, on the same board
+                continue
+            header = "\n".join([*pending, outcome.action_line or decided[3]])
+            pending = []
+            await self.post(outcome.game, outcome, header)
 
     @contextlib.asynccontextmanager
     async def _typing(self, channel_id: int) -> Any:

@@ -239,6 +239,8 @@ class Games(commands.Cog):
         self.boards = Boards(bot, table)
         #: Channels whose latest board never reached Discord (an action was committed but its
         #: reply failed): the board is posted the next time anyone uses a game command there.
+        #: The debt itself is in the database (``Game.board_owed_version``, written with the
+        #: action), so boards owed when the bot stopped are posted when it starts again.
         self._owed_boards: set[int] = set()
         self.computer = ComputerTurns(bot, table, pool, self.post_board)
 
@@ -253,10 +255,75 @@ class Games(commands.Cog):
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        # Turns the computer owed when the bot stopped (even killed) are played now.
+        # Turns the computer owed when the bot stopped (even killed) are played now, and the
+        # boards committed but never posted are posted.
         resumed = await self.computer.resume()
         if resumed:
             log.info("resumed the computer's turn in %d game(s)", resumed)
+        posted = await self.post_owed_boards()
+        if posted:
+            log.info("posted %d board(s) owed since before the restart", posted)
+
+    async def post_owed_boards(self) -> int:
+        """Post every board the database says a channel is owed (never raises); returns how
+        many were posted. A game where the computer is about to act is left to its turn,
+        whose board shows the position anyway."""
+        try:
+            owed = await self.db.list_owed_boards()
+        except DatabaseGoneError:
+            return 0
+        except Exception:
+            log.exception("could not list the owed boards")
+            return 0
+        posted = 0
+        for game in owed:
+            if self.bot.get_channel(game.channel_id) is None and not self._shard_has(game):
+                continue  # another process's guild
+            try:
+                state = self.table.state_of(game)
+            except Exception:
+                log.warning("game %s has an unreadable state", game.id)
+                continue
+            if computer_to_act(game, state) or self.computer.busy(game.id):
+                continue
+            if await self._post_owed(game.channel_id, game.id):
+                posted += 1
+        return posted
+
+    def _shard_has(self, game: Game) -> bool:
+        return self.bot.get_guild(game.guild_id) is not None
+
+    async def _post_owed(self, channel_id: int, game_id: int | None) -> bool:
+        """Post the board the channel is owed (of ``game_id``, or of its active game) unless
+        it was paid meanwhile; True if a board was posted. Raises on Discord failures."""
+        async with self.table.lock(channel_id):
+            if game_id is None:
+                game = await self.db.get_active_game(channel_id)
+            else:
+                game = await self.db.get_game(game_id)
+            if game is None or (game_id is not None and game.board_owed_version is None):
+                return False
+            state = self.table.state_of(game)
+            if game.board_message_id is not None and has_buttons(state):
+                await self.boards.retire(channel_id, game.board_message_id, "*Next board below.*")
+            last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
+            lines = [
+                "*The latest board, which had not reached the channel:*",
+                *state.record[-2:],
+                last,
+            ]
+            posted = await self.boards.post(
+                channel_id,
+                state,
+                "\n".join(line for line in lines if line),
+                board_view(game, state),
+                actor_id(game, state),
+                elsewhere=game.against_computer,
+                guild_id=game.guild_id,
+            )
+            await self.db.set_board_message(game.id, posted.id, shown_version=game.version)
+            self._owed_boards.discard(channel_id)
+            return True
 
     def _after_action(self, outcome: Outcome) -> None:
         """Hand the turn to the computer when it is its move."""
@@ -287,7 +354,9 @@ class Games(commands.Cog):
                     elsewhere=outcome.game.against_computer,
                     guild_id=game.guild_id,
                 )
-                await self.db.set_board_message(game.id, posted.id)
+                await self.db.set_board_message(
+                    game.id, posted.id, shown_version=outcome.game.version
+                )
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             # The move is committed: the channel is owed its board (posted at the next command).
             log.warning("could not post the board of game %s: %s", game.id, exc)
@@ -300,7 +369,8 @@ class Games(commands.Cog):
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         command = interaction.command.name if interaction.command else ""
-        if command != "board":  # /board shows it anyway
+        public = bool(getattr(interaction.namespace, "public", False))
+        if command != "board" or not public:  # a public /board shows it anyway
             await self._deliver_owed_board(interaction)
         return True
 
@@ -311,20 +381,7 @@ class Games(commands.Cog):
             return
         self._owed_boards.discard(channel_id)
         try:
-            game = await self.db.get_active_game(channel_id)
-            if game is None:
-                return
-            state = self.table.state_of(game)
-            posted = await self.boards.post(
-                channel_id,
-                state,
-                prompt(game, state) or "The current board:",
-                board_view(game, state),
-                actor_id(game, state),
-                elsewhere=game.against_computer,
-                guild_id=game.guild_id,
-            )
-            await self.db.set_board_message(game.id, posted.id)
+            await self._post_owed(channel_id, None)
         except Exception:
             self._owed_boards.add(channel_id)  # try again at the next command
             log.warning("could not post the owed board in channel %s", channel_id, exc_info=True)
@@ -432,6 +489,8 @@ class Games(commands.Cog):
             except discord.HTTPException as exc:
                 log.info("board %s of game %s not editable: %s", message.id, game.id, exc)
             else:
+                if game.board_owed_version is not None:
+                    await self.db.board_shown(game.id, game.version)
                 if outcome.finished is not None:
                     await self.boards.send_text(channel_id, "\n".join([*lines, last]), None)
                 elif actor is not None and (
@@ -454,7 +513,7 @@ class Games(commands.Cog):
             elsewhere=game.against_computer,
             guild_id=game.guild_id,
         )
-        await self.db.set_board_message(game.id, posted.id)
+        await self.db.set_board_message(game.id, posted.id, shown_version=game.version)
         await self.confirm(interaction, "")
 
     async def _run_action(
@@ -475,7 +534,9 @@ class Games(commands.Cog):
                 return
             old = self.table.state_of(fresh)
             try:
-                outcome = await self.table.act(fresh, interaction.user.id, action, kind, text)
+                outcome = await self.table.act(
+                    fresh, interaction.user.id, action, kind, text, owe_board=True
+                )
             except EngineError as exc:
                 await reply_error(interaction, exc.message)
                 return
@@ -737,7 +798,7 @@ class Games(commands.Cog):
             elsewhere=game.against_computer,
             guild_id=game.guild_id,
         )
-        await self.db.set_board_message(game.id, posted.id)
+        await self.db.set_board_message(game.id, posted.id, shown_version=game.version)
         await self.confirm(interaction, "")
         self._after_action(outcome)
 
@@ -793,7 +854,7 @@ class Games(commands.Cog):
             kwargs["view"] = view
         await interaction.response.send_message(**kwargs)
         message = await interaction.original_response()
-        await self.db.set_board_message(game.id, message.id)
+        await self.db.set_board_message(game.id, message.id, shown_version=game.version)
 
     async def _close_challenge(
         self, interaction: discord.Interaction[Any], challenge: Challenge, status: str
@@ -993,7 +1054,10 @@ class Games(commands.Cog):
             allowed_mentions=NO_PINGS,
             ephemeral=not public,
         )
-        self._owed_boards.discard(game.channel_id)
+        if public:  # the channel has seen the board now
+            self._owed_boards.discard(game.channel_id)
+            if game.board_owed_version is not None:
+                await self.db.board_shown(game.id, game.version)
 
     async def view_for(
         self, interaction: discord.Interaction[Any], game: Game, public: bool

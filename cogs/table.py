@@ -196,16 +196,28 @@ class GameTable:
             ai_level=ai_level,
             rated=ai_level is None and not challenge.hints,
             hints=challenge.hints or ai_level is not None,
+            owe_board=True,  # paid when the first board is out (see Storage.list_owed_boards)
         )
         outcome = Outcome(game, state, events)
         if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll
-            return await self._finish(game, state, outcome, [])
+            return await self._finish(game, state, outcome, [], owe_board=True)
         return outcome
 
     async def act(
-        self, game: Game, actor_id: int, action: Action, kind: str, text: str = ""
+        self,
+        game: Game,
+        actor_id: int,
+        action: Action,
+        kind: str,
+        text: str = "",
+        *,
+        owe_board: bool = False,
     ) -> Outcome:
-        """Apply ``action`` for ``actor_id`` and commit. Engine errors propagate unchanged."""
+        """Apply ``action`` for ``actor_id`` and commit. Engine errors propagate unchanged.
+
+        ``owe_board``: the caller shows the resulting board in the channel; the commit records
+        that the channel is owed it, so that a crash before it is out does not lose it (the
+        caller pays with ``set_board_message(..., shown_version=)`` or ``board_shown``)."""
         state = self.state_of(game)
         seat = self.seat_of(game, actor_id)
         assert seat is not None
@@ -219,16 +231,22 @@ class GameTable:
             game, new_state, events, acted=acted, action_line=shown_action(state, line)
         )
         if new_state.phase == MATCH_OVER:
-            return await self._finish(game, new_state, outcome, moves)
+            return await self._finish(game, new_state, outcome, moves, owe_board=owe_board)
         text = new_state.to_json()
         outcome.game = await self.db.commit_action(
-            game.id, game.version, text, moves, now=self.clock()
+            game.id, game.version, text, moves, now=self.clock(), owe_board=owe_board
         )
         _remember(text, new_state)
         return outcome
 
     async def _finish(
-        self, game: Game, state: GameState, outcome: Outcome, moves: list[NewMove]
+        self,
+        game: Game,
+        state: GameState,
+        outcome: Outcome,
+        moves: list[NewMove],
+        *,
+        owe_board: bool,
     ) -> Outcome:
         result = state.result
         assert result is not None
@@ -240,6 +258,7 @@ class GameTable:
             GameResult(winner, result.kind, result.points, state.score[0], state.score[1]),  # type: ignore[arg-type]
             now=self.clock(),
             moves=moves,
+            owe_board=owe_board,
         )
         outcome.game = finished.game
         outcome.finished = finished

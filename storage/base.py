@@ -490,11 +490,13 @@ class Storage(ABC):
         ai_level: str | None = None,
         rated: bool = True,
         hints: bool = False,
+        owe_board: bool = False,
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
 
         ``ai_level``: seat O is the computer at that level. ``rated`` False keeps the game out
-        of the ratings; ``hints``: both players agreed to allow hints.
+        of the ratings; ``hints``: both players agreed to allow hints. ``owe_board``: the
+        channel is owed the first board (see :meth:`list_owed_boards`).
 
         With ``challenge_id``, that open challenge of the same channel is marked accepted in the
         same transaction (:class:`ConflictError` if it is not open or has expired).
@@ -520,8 +522,9 @@ class Storage(ABC):
                 inserted = await tx.fetchall(
                     "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
                     "match_length, status, state_json, version, board_message_id, created_at, "
-                    "last_action_at, ai_level, rated, hints) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "last_action_at, ai_level, rated, hints, board_owed_version) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?, "
+                    f"{'0' if owe_board else 'NULL'}) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -574,6 +577,7 @@ class Storage(ABC):
             ai_level,
             bool(rated),
             bool(hints),
+            0 if owe_board else None,
         )
 
     async def get_game(self, game_id: int) -> Game | None:
@@ -622,6 +626,7 @@ class Storage(ABC):
         moves: Sequence[NewMove],
         *,
         now: float,
+        owe_board: bool = False,
     ) -> Game:
         """Save the new state and append ``moves`` to the history in ONE transaction.
 
@@ -629,6 +634,8 @@ class Storage(ABC):
         then the version is bumped. Of two callers holding the same version exactly one wins,
         the other gets :class:`ConflictError`. Returns the updated game. The transaction is
         committed (and, with ``synchronous=FULL``, on disk) when this returns.
+        ``owe_board``: in the same transaction, record that the channel is owed the board of
+        the new version (cleared by :meth:`set_board_message` / :meth:`board_shown`).
         """
         check_id("game_id", game_id)
         check_count("expected_version", expected_version, 0, MAX_ID)
@@ -636,9 +643,10 @@ class Storage(ABC):
         now = check_time("now", now)
         check_moves(moves)
         async with self._write() as tx:
+            owe = ", board_owed_version = version + 1" if owe_board else ""
             changed = await tx.execute(
                 "UPDATE games SET state_json = ?, version = version + 1, last_action_at = ?, "
-                "reminded_at = NULL, abort_requested_by = NULL "
+                f"reminded_at = NULL, abort_requested_by = NULL{owe} "
                 "WHERE id = ? AND version = ? AND status = 'active'",
                 (new_state_json, now, game_id, expected_version),
             )
@@ -650,16 +658,50 @@ class Storage(ABC):
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return game_from_row(rows[0])
 
-    async def set_board_message(self, game_id: int, message_id: int | None) -> bool:
+    async def set_board_message(
+        self, game_id: int, message_id: int | None, *, shown_version: int | None = None
+    ) -> bool:
         """Remember the message holding the game's buttons (not a state change: no version
-        bump). False if there is no such game."""
+        bump). False if there is no such game.
+
+        ``shown_version``: that message shows the game at this version, so a board owed up to
+        it is paid (one write with the message id)."""
         check_id("game_id", game_id)
         check_optional_id("message_id", message_id)
+        sql, params = "UPDATE games SET board_message_id = ?", [message_id]
+        if shown_version is not None:
+            check_count("shown_version", shown_version, 0, MAX_ID)
+            sql += (
+                ", board_owed_version = CASE WHEN board_owed_version <= ? THEN NULL "
+                "ELSE board_owed_version END"
+            )
+            params.append(shown_version)
+        async with self._write() as tx:
+            changed = await tx.execute(f"{sql} WHERE id = ?", (*params, game_id))
+            return changed == 1
+
+    async def board_shown(self, game_id: int, version: int) -> bool:
+        """The channel shows the game at ``version`` (a board redrawn in place): a board owed
+        up to that version is paid. True if a debt was cleared."""
+        check_id("game_id", game_id)
+        check_count("version", version, 0, MAX_ID)
         async with self._write() as tx:
             changed = await tx.execute(
-                "UPDATE games SET board_message_id = ? WHERE id = ?", (message_id, game_id)
+                "UPDATE games SET board_owed_version = NULL "
+                "WHERE id = ? AND board_owed_version <= ?",
+                (game_id, version),
             )
             return changed == 1
+
+    async def list_owed_boards(self) -> list[Game]:
+        """Active and finished games whose channel was never shown their latest committed
+        board (the bot stopped, or Discord failed, between the commit and the post), oldest
+        first."""
+        rows = await self._fetchall(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE board_owed_version IS NOT NULL "
+            "AND status IN ('active', 'finished') ORDER BY id"
+        )
+        return [game_from_row(row) for row in rows]
 
     async def mark_reminded(
         self, game_id: int, *, now: float, expected: Game | None = None
@@ -699,6 +741,7 @@ class Storage(ABC):
         now: float,
         moves: Sequence[NewMove] = (),
         tau: float = glicko2.DEFAULT_TAU,
+        owe_board: bool = False,
     ) -> FinishedGame:
         """Finish an active game at ``expected_version``, all in ONE transaction: the result, the
         final state and ``moves``, and both players' ratings, statistics and rating history in
@@ -708,6 +751,8 @@ class Storage(ABC):
         Rating (Glicko-2, one game = one rating period, each side against the other's pre-game
         rating): a tie/draw (0 points, no winner) is 0.5 each; every other kind, including
         resign, timeout and a cube pass, is a win for the winner.
+        ``owe_board``: the channel is owed the final board (as in :meth:`commit_action`);
+        without it, no board is owed any more.
         Raises :class:`ConflictError` (version moved on / not active) or
         :class:`InvalidInputError` (inconsistent result); then nothing is written.
         """
@@ -730,10 +775,11 @@ class Storage(ABC):
             # The ratings read below are rewritten from what was read: no other finish in
             # this guild may run in between.
             await self._lock_guild(tx, game.guild_id)
+            owed = "version + 1" if owe_board else "NULL"
             await tx.execute(
                 "UPDATE games SET status = 'finished', state_json = ?, version = version + 1, "
                 "last_action_at = ?, finished_at = ?, winner_id = ?, result_kind = ?, "
-                "points = ?, score_x = ?, score_o = ? WHERE id = ?",
+                f"points = ?, score_x = ?, score_o = ?, board_owed_version = {owed} WHERE id = ?",
                 (
                     final_state_json,
                     now,

@@ -122,6 +122,9 @@ class Game:
     rated: bool = True
     #: Both players agreed to allow /hint.
     hints: bool = False
+    #: The version whose board the channel is still owed (committed, board not yet out);
+    #: None when the channel shows the game as it is.
+    board_owed_version: int | None = None
 
     @property
     def against_computer(self) -> bool:

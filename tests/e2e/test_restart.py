@@ -135,3 +135,133 @@ async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
     finally:
         process.stop()
         await db.close()
+
+
+async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_after_restart(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The computer's move is committed and its board is on its way to Discord when the bot
+    dies: the restarted bot posts that board (once) and plays nothing again."""
+    db_path = tmp_path / "bot.sqlite3"
+    process = BotProcess(fake, db_path, seed=5)
+    await process.start()
+    db = await Database.open(db_path)
+    human = fake.add_user("carol")
+    channel = fake.add_channel("owed-board")
+    board_post = rf"/channels/{channel.id}/messages$"
+    try:
+        handle = await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="pin", level="expert"
+        )
+        await handle.wait_initial(TIMEOUT)
+        game = await db.get_active_game(channel.id)
+        assert game is not None
+        held = None
+        for _ in range(60):
+            game = await db.get_game(game.id)
+            assert game is not None and game.status == "active"
+            state = GameState.from_json(game.state_json)
+            if state.mover == 1:  # the computer's turn: wait for its board
+                await _until_humans_turn(db, game.id)
+                continue
+            await human_turn(fake, channel, human, state)  # its board is out
+            # Hold the next board post (the computer's) until the bot is dead.
+            mark = fake.mark()
+            fault = fake.inject_fault("POST", board_post, 500, delay=120.0)
+            for _ in range(800):
+                answered = [m for m in fake.messages_in(channel) if m.id > mark and m.attachments]
+                if fault.hits or answered:
+                    break
+                await asyncio.sleep(0.025)
+            if fault.hits:
+                held = fault
+                break
+            fake.faults.remove(fault)  # the computer's board got out first: try the next turn
+        assert held is not None, "never caught the computer's board on its way"
+        # The board post is held: the computer's move is committed, the channel has not got it.
+        killed_at = await db.get_game(game.id)
+        assert killed_at is not None
+        assert killed_at.version > game.version + 1 and killed_at.board_owed_version is not None
+        process.kill()
+        fake.faults.remove(held)
+        before = GameState.from_json(killed_at.state_json)
+        computer_line = next(
+            line for line in reversed(before.record) if line.startswith("Computer (expert) ")
+        )
+        mark = fake.mark()
+
+        await process.start()
+        board = await fake.wait_for_channel_message(
+            channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
+        )
+        assert computer_line in board.content
+        assert board.attachments[0].data.startswith(b"\x89PNG")
+        if not before.is_over:
+            assert f"<@{human.id}>" in board.content  # the person is asked to act
+        await asyncio.sleep(1.0)  # nothing more comes: no second board, no second move
+        boards = [m for m in fake.messages_in(channel) if m.id > mark and m.attachments]
+        assert boards == [board]
+        after = await db.get_game(killed_at.id)
+        assert after is not None
+        assert (after.version, after.state_json) == (killed_at.version, killed_at.state_json)
+        assert after.board_owed_version is None and after.board_message_id == board.id
+    finally:
+        process.stop()
+        await db.close()
+
+
+async def _until_humans_turn(db: Database, game_id: int) -> None:
+    for _ in range(600):
+        game = await db.get_game(game_id)
+        assert game is not None
+        if game.status != "active" or GameState.from_json(game.state_json).mover == 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the computer did not answer")
+
+
+async def test_a_board_discord_refused_is_posted_after_a_kill_9(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Between two people: the board of an accepted move was refused by Discord, then the bot
+    was killed before anyone used a command: the restarted bot posts the board it owed."""
+    db_path = tmp_path / "bot.sqlite3"
+    process = BotProcess(fake, db_path, seed=9)
+    await process.start()
+    db = await Database.open(db_path)
+    try:
+        channel = fake.add_channel("refused-board")
+        table = Table(fake, db, channel, fake.add_user("dora"), fake.add_user("eve"))
+        await table.challenge("pin")
+        game = await table.game()
+        assert game is not None
+        state = GameState.from_json(game.state_json)
+        user = table.users[game.player_x if state.mover == 0 else game.player_o]
+        play = state.legal_plays()[0].text or "pass"
+        fault = fake.inject_fault(
+            "POST", rf"/channels/{channel.id}/messages$", 403, code=50013, message="Missing Access"
+        )
+        handle = await fake.slash(user, channel, "move", play=play)
+        await handle.wait_followups(1, TIMEOUT)  # told privately that the move was recorded
+        assert fault.hits == 1
+        moved = await db.get_game(game.id)
+        assert moved is not None and moved.version == game.version + 1
+        assert moved.board_owed_version == moved.version
+        process.kill()
+        mark = fake.mark()
+
+        await process.start()
+        board = await fake.wait_for_channel_message(
+            channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
+        )
+        after = GameState.from_json(moved.state_json)
+        mover = table.users[moved.player_x if after.mover == 0 else moved.player_o]
+        assert f"<@{mover.id}>" in board.content  # whoever must act now is asked to
+        await asyncio.sleep(0.5)
+        assert [m for m in fake.messages_in(channel) if m.id > mark and m.attachments] == [board]
+        paid = await db.get_game(game.id)
+        assert paid is not None and paid.board_owed_version is None
+        assert paid.version == moved.version
+    finally:
+        process.stop()
+        await db.close()

@@ -27,7 +27,6 @@ from dotenv import load_dotenv
 
 import health
 from ai.pool import AIPool
-from cogs.computer import lower_worker_priority
 from cogs.options import OptionError
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
@@ -39,8 +38,13 @@ log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
 EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
-#: Worker processes of the computer players.
+#: Worker processes of the computer players (one: on a two-core machine the bot keeps the
+#: other core; a decision is one core's work).
 AI_WORKERS = 1
+#: How much lower the workers' CPU priority is than the bot's (nice 10 against 0: when both
+#: want a core the bot gets about nine tenths of it), so that the computer's thinking never
+#: slows the replies of games between people.
+AI_NICENESS = 10
 #: Processes drawing the boards (painting and PNG encoding never run in the bot process): one
 #: next to the bot's own core, a second one only where there are cores for it (measured by
 #: bench/e2e.py --burst; each worker holds ~40 MB).
@@ -574,9 +578,8 @@ class BackgammonBot(commands.Bot):
         log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
         # The computer players think in worker processes (one: the bot keeps the other core),
         # never on the event loop; they stop with the bot.
-        self.ai_pool = AIPool(workers=AI_WORKERS)
+        self.ai_pool = AIPool(workers=AI_WORKERS, niceness=AI_NICENESS)
         await self.ai_pool.start()
-        lower_worker_priority(self.ai_pool)
 
     async def close(self) -> None:
         if self._health_task is not None:

@@ -179,8 +179,13 @@ def _handle(kind: str, job: dict[str, Any]) -> Any:
     raise ValueError(f"unknown job {kind!r}")
 
 
-def _worker_main(conn: Connection, parent: int, warm: bool) -> None:
+def _worker_main(conn: Connection, parent: int, warm: bool, niceness: int = 0) -> None:
     _die_with_parent(parent)
+    if niceness > 0:
+        # Below the bot from the first instruction on (a replaced worker too): on a small
+        # machine the bot's replies come first, the computer thinks with what is left.
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
     # Ctrl-C in a terminal reaches the whole process group: the bot decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm:
@@ -217,6 +222,24 @@ def _worker_main(conn: Connection, parent: int, warm: bool) -> None:
 
 
 # --- the pool (event-loop side) ----------------------------------------------------------------
+
+#: Thread counts of the numeric libraries a worker may load (OpenBLAS under numpy starts a
+#: thread per core otherwise): one decision is one core's work, the rest belongs to the bot.
+_THREAD_LIMITS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _single_threaded_numerics() -> Iterator[None]:
+    """The environment a worker starts with (spawn copies it): one numeric thread, unless the
+    operator set a count."""
+    added = [name for name in _THREAD_LIMITS if name not in os.environ]
+    for name in added:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @contextlib.contextmanager
@@ -274,10 +297,14 @@ class AIPool:
         grace: float = 3.0,
         warm: bool = True,
         start_timeout: float = 60.0,
+        niceness: int = 0,
     ) -> None:
         if workers < 1 or queue_size < 1:
             raise ValueError("a pool needs at least one worker and one queue place")
+        if not 0 <= niceness <= 19:
+            raise ValueError("niceness is 0 to 19 (how much lower than the caller's priority)")
         self.workers = workers
+        self.niceness = niceness
         self.time_limit = time_limit
         self.grace = grace
         self.start_timeout = start_timeout
@@ -327,11 +354,11 @@ class AIPool:
         parent_end, child_end = self._context.Pipe()
         process = self._context.Process(
             target=_worker_main,
-            args=(child_end, os.getpid(), self._warm),
+            args=(child_end, os.getpid(), self._warm, self.niceness),
             name="ai-worker",
             daemon=True,
         )
-        with _bare_main():
+        with _bare_main(), _single_threaded_numerics():
             process.start()
         child_end.close()
         slot.process, slot.conn, slot.ready = process, parent_end, False

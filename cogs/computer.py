@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import random
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -73,20 +74,6 @@ def match_context(state: GameState, seat: int) -> MatchContext:
         cube=state.cube,
         cube_owner=owner,
     )
-
-
-#: Niceness of the worker processes above the bot's: the bot's own work (every player's
-#: replies) comes first on a small machine; the computer's thinking takes the time left.
-WORKER_NICENESS = 3
-
-
-def lower_worker_priority(pool: AIPool) -> None:
-    """Renice the pool's workers (again after one was replaced); best effort."""
-    target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
-    for pid in pool.worker_pids():
-        with contextlib.suppress(OSError):
-            if os.getpriority(os.PRIO_PROCESS, pid) < target:
-                os.setpriority(os.PRIO_PROCESS, pid, target)
 
 
 def computer_to_act(game: Game, state: GameState) -> bool:
@@ -161,8 +148,14 @@ class ComputerTurns:
             state = self.table.state_of(game)
             if not computer_to_act(game, state):
                 return
-            async with self._typing(game.channel_id):
+            started = time.perf_counter()
+            # "Bot is typing..." meanwhile, without making the decision wait for that request.
+            typing = asyncio.create_task(self._typing(game.channel_id))
+            try:
                 decided = await self._decide(game, state)
+            finally:
+                typing.cancel()
+            thought = time.perf_counter()
             async with self.table.lock(game.channel_id):
                 fresh = await self.db.get_game(game_id)
                 if fresh is None or not fresh.is_active or fresh.version != game.version:
@@ -176,29 +169,36 @@ class ComputerTurns:
                 except EngineError:
                     log.exception("the computer's decision in game %s was refused", game_id)
                     return
+            committed = time.perf_counter()
             if decided[1] == "roll" and computer_to_act(outcome.game, outcome.state):
                 pending.extend(outcome.events)  # its play comes next, on the same board
                 continue
             header = "\n".join([*pending, outcome.action_line or decided[3]])
             pending = []
             await self.post(outcome.game, outcome, header)
+            log.debug(
+                "computer %s in game %s: decided in %.0f ms, committed in %.0f ms, board out "
+                "in %.0f ms",
+                decided[1],
+                game_id,
+                (thought - started) * 1000,
+                (committed - thought) * 1000,
+                (time.perf_counter() - committed) * 1000,
+            )
 
-    @contextlib.asynccontextmanager
-    async def _typing(self, channel_id: int) -> Any:
-        """ "Bot is typing..." in the channel while the computer thinks (best effort)."""
+    async def _typing(self, channel_id: int) -> None:
+        """ "Bot is typing..." in the channel until cancelled (best effort)."""
         channel = self.bot.get_channel(channel_id)
-        if isinstance(channel, discord.abc.Messageable):
-            try:
-                async with channel.typing():
-                    yield
-                return
-            except discord.HTTPException:
-                pass  # only the indicator failed; the decision goes on
-        yield
+        if not isinstance(channel, discord.abc.Messageable):
+            return
+        try:
+            async with channel.typing():
+                await asyncio.Event().wait()
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            pass  # only the indicator failed; the decision goes on
 
     async def _decide(self, game: Game, state: GameState) -> tuple[Action, str, str, str]:
         """(action, history kind, history text, header) of the computer's next decision."""
-        lower_worker_priority(self.pool)
         seat = COMPUTER_SEAT
         pos = state.position_for(seat)
         match = match_context(state, seat)

@@ -208,6 +208,33 @@ async def test_a_crashed_worker_is_replaced() -> None:
         assert await pool.ping() not in (first, second)
 
 
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+async def test_workers_run_below_the_bot_with_one_numeric_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # an operator's own setting is kept
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    async with AIPool(workers=1, warm=False, niceness=4) as pool:
+        first = await pool.ping()
+        assert os.getpriority(os.PRIO_PROCESS, first) == min(19, mine + 4)
+        env = _environ(first)
+        assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "2"
+        assert "OPENBLAS_NUM_THREADS" not in os.environ  # the bot's own stays as it was
+        # A replacement worker is lowered as well, from its start.
+        os.kill(first, signal.SIGKILL)
+        assert wait_gone([first]) == []
+        second = await pool.ping()
+        assert second != first
+        assert os.getpriority(os.PRIO_PROCESS, second) == min(19, mine + 4)
+    with pytest.raises(ValueError):
+        AIPool(niceness=20)
+
+
 async def test_close_stops_every_worker() -> None:
     pool = AIPool(workers=2)
     await pool.start()

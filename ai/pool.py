@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import itertools
 import logging
 import multiprocessing
 import os
@@ -309,7 +310,14 @@ class AIPool:
         self.grace = grace
         self.start_timeout = start_timeout
         self._warm = warm
-        self._queue: asyncio.Queue[_Job] = asyncio.Queue(queue_size)
+        # Decisions of live games (and hints) go before review items, in arrival order.
+        self._queue: asyncio.PriorityQueue[tuple[int, int, _Job]] = asyncio.PriorityQueue(
+            queue_size
+        )
+        self._arrivals = itertools.count()
+        # Review items waiting in the queue at once: at most one per worker, so that a long
+        # review never fills the queue nor delays a live decision by more than one item.
+        self._background = asyncio.Semaphore(workers)
         self._slots = [_Slot() for _ in range(workers)]
         self._tasks: list[asyncio.Task[None]] = []
         # Blocking pipe reads happen on these threads, one per worker, never on the loop.
@@ -397,7 +405,7 @@ class AIPool:
             with contextlib.suppress(BaseException):
                 await task
         while not self._queue.empty():
-            job = self._queue.get_nowait()
+            _, _, job = self._queue.get_nowait()
             if not job.future.done():
                 job.future.set_exception(PoolClosed("the computer players are shut down"))
         for slot in self._slots:
@@ -487,7 +495,7 @@ class AIPool:
                 self._kill(slot)
                 self._spawn(slot)
             await self._ready(slot)
-            item = await self._queue.get()
+            _, _, item = await self._queue.get()
             if item.future.done():  # the caller gave up while it waited
                 continue
             try:
@@ -509,20 +517,26 @@ class AIPool:
                 item.future.set_exception(WorkerFailed(value))
 
     async def _submit(
-        self, kind: str, job: dict[str, Any], time_limit: float | None, wait: float | None
+        self,
+        kind: str,
+        job: dict[str, Any],
+        time_limit: float | None,
+        wait: float | None,
+        *,
+        background: bool = False,
     ) -> Any:
         if self._closed or not self._started:
             raise PoolClosed("the computer players are not running")
         limit = self.time_limit if time_limit is None else time_limit
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        item = _Job(kind, job, limit, future)
+        entry = (1 if background else 0, next(self._arrivals), _Job(kind, job, limit, future))
         try:
             if wait is None:
-                await self._queue.put(item)
+                await self._queue.put(entry)
             elif wait <= 0:
-                self._queue.put_nowait(item)
+                self._queue.put_nowait(entry)
             else:
-                await asyncio.wait_for(self._queue.put(item), timeout=wait)
+                await asyncio.wait_for(self._queue.put(entry), timeout=wait)
         except (asyncio.QueueFull, TimeoutError):
             raise PoolBusy("too many computer decisions are waiting") from None
         try:
@@ -562,11 +576,17 @@ class AIPool:
         time_limit: float | None = None,
         seed: int | None = None,
         wait: float | None = 5.0,
+        background: bool = False,
     ) -> list[RankedPlay]:
-        """Every legal play, best first, with its equity and winning chance (hints)."""
+        """Every legal play, best first, with its equity and winning chance (hints).
+        ``background``: for a review, behind the decisions of live games (see ``review``)."""
         job = {"rules": rules, "position": position, "dice": dice, "level": level}
         job |= {"match": match, "seed": seed}
-        ranked: list[RankedPlay] = await self._submit("rank", job, time_limit, wait)
+        if not background:
+            ranked: list[RankedPlay] = await self._submit("rank", job, time_limit, wait)
+            return ranked
+        async with self._background:
+            ranked = await self._submit("rank", job, time_limit, wait, background=True)
         return ranked
 
     async def cube(
@@ -606,15 +626,19 @@ class AIPool:
     ) -> list[ReviewItem | None]:
         """The verdict on each decision of a finished game (None where it could not be judged).
 
-        Decisions run in parallel on the workers, each with its own deadline; they wait for
-        room in the queue rather than fail, so a long game does not crowd out live games by
-        more than the queue's share.
+        Decisions run in parallel on the workers, each with its own deadline, behind the
+        decisions of live games: at most one review item per worker waits in the queue, and
+        any live decision goes before it, so a long review delays a game against the computer
+        by one item at most.
         """
 
         async def one(decision: ReviewDecision) -> ReviewItem | None:
             job = {"rules": rules, "decision": decision, "level": level, "seed": 0}
             try:
-                item: ReviewItem = await self._submit("review", job, time_limit, None)
+                async with self._background:
+                    item: ReviewItem = await self._submit(
+                        "review", job, time_limit, None, background=True
+                    )
             except (DecisionTimeout, WorkerFailed) as exc:
                 log.info("review: a decision could not be judged: %s", exc)
                 return None

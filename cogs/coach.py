@@ -58,6 +58,15 @@ def _state(game: Game) -> GameState | None:
         return None
 
 
+#: bgsage's cube verdict as advice to the player about to roll.
+CUBE_ADVICE = {
+    "no double": "roll, no double",
+    "too good": "roll: too good to double (play on for the gammon)",
+    "double, take": "double (your opponent should take)",
+    "double, pass": "double (your opponent should pass)",
+}
+
+
 class Coach(commands.Cog):
     """/replay (and the post-game tools that share its plumbing)."""
 
@@ -167,9 +176,9 @@ class Coach(commands.Cog):
         match = match_context(state, seat)
         if state.phase == ROLL:
             cube = await self.pool.cube(pos, match, level=STRONGEST, time_limit=HINT_SECONDS)
-            advice = "double" if cube.double else "roll (no double)"
+            advice = CUBE_ADVICE.get(cube.action, "double" if cube.double else "roll, no double")
             return (
-                f"**Cube**: {advice} ({cube.action}). Your equity: no double "
+                f"**Cube**: {advice}. Your equity: no double "
                 f"{cube.no_double:+.3f}, double/take {cube.double_take:+.3f}, double/pass "
                 f"{cube.double_pass:+.3f}. Winning chance {cube.win:.1%} "
                 f"(gammons {cube.gammon:.1%}, lost gammons {cube.gammon_loss:.1%})."
@@ -278,7 +287,14 @@ class Coach(commands.Cog):
             pos = d.before.position_for(d.seat)
             match = match_context(d.before, d.seat)
             ranked = await self.pool.rank(
-                rules, pos, dice, level=STRONGEST, match=match, time_limit=REVIEW_SECONDS, wait=None
+                rules,
+                pos,
+                dice,
+                level=STRONGEST,
+                match=match,
+                time_limit=REVIEW_SECONDS,
+                wait=None,
+                background=True,  # games in progress go first
             )
             mine = next((r for r in ranked if r.play.after == d.play.after), None)
             best = ranked[0]

@@ -51,8 +51,8 @@ LEVEL_ABOUT: dict[str, str] = {
     "beginner": "makes plenty of mistakes; a first opponent",
     "casual": "plays sensibly but misjudges close plays",
     "intermediate": "rarely blunders",
-    "strong": "plays the evaluation's best play",
-    "expert": "the strongest: looks a roll ahead (backgammon: the neural network at its deepest)",
+    "strong": "nearly always the evaluation's best play, without looking ahead",
+    "expert": "the strongest: looks a roll ahead (in backgammon, the network's deepest search)",
 }
 assert tuple(LEVEL_ABOUT) == LEVELS
 

@@ -179,6 +179,34 @@ async def test_the_queue_is_bounded() -> None:
         assert (await pool.choose(CLASSIC, start, Roll(3, 1))).text == "8/5 6/5"
 
 
+async def test_a_long_review_waits_behind_live_decisions() -> None:
+    game = random_game("classic", seed=3, moves=24)
+    async with AIPool(workers=1, queue_size=4, time_limit=0.3) as pool:
+        await pool.ping()
+        finished: list[str] = []
+
+        async def review() -> None:
+            await pool.review(CLASSIC, game, level="expert")
+            finished.append("review")
+
+        async def ranked_for_a_review() -> None:
+            await pool.rank(CLASSIC, game[0].position, game[0].dice, wait=None, background=True)
+            finished.append("rank for a review")
+
+        reviewing = asyncio.create_task(review())
+        ranking = asyncio.create_task(ranked_for_a_review())
+        await asyncio.sleep(0.5)  # the review is under way
+        # The review never holds more than one queue place per worker: room for live games.
+        assert pool.queued <= 1
+        start = CLASSIC.initial_position()
+        play = await pool.choose(CLASSIC, start, Roll(3, 1), wait=0)
+        finished.append("live decision")
+        assert play.text == "8/5 6/5"
+        await asyncio.gather(reviewing, ranking)
+        # The live decision overtook the review items asked for before it.
+        assert finished.index("live decision") < finished.index("review"), finished
+
+
 async def test_a_worker_that_overruns_its_deadline_is_replaced() -> None:
     async with AIPool(workers=1, grace=0.5) as pool:
         first = await pool.ping()

@@ -1,3 +1,29 @@
+"""End-to-end latency of /move: the real bot process driven through the fake Discord.
+
+Starts the fake Discord (REST + gateway on 127.0.0.1), runs ``python bot.py`` against it as a
+separate process, opens N games in N channels and lets every game play on its own: each
+player "thinks" for a random time (default 2-6 s, a fast human) and then sends /move. Prints
+p50/p95 from sending the interaction to the next board being out in the channel, for each
+``--games`` count. ``--burst``: all games send a move at the same instant (rounds, moves per
+second). ``--baseline-rev REV`` also runs the bot of an older commit in the same run (A B B A)
+and prints ratios. ``--memory-games N``: the bot and its helper processes' memory with N
+active games.
+
+``--computer N`` measures what games against the computer cost the others: /move latency of
+``--games`` human games in four phases of ``--seconds`` each, A B B A, where N games against
+the computer (their person played by this script with the same think time) run during the B
+phases only; it prints the p95 ratio B / A, how long the computer took to answer meanwhile,
+and the load average, at ``--level`` (default the strongest) in ``--computer-variant``.
+
+``--answers N`` times the computer's answer alone, one game at a time: N computer turns in
+each of ``--answer-variants``, from the person's command to the board that hands the turn
+back (and to the person's own board), with the load average.
+
+Usage: python -m bench.e2e [--games 1 100] [--seconds 40] [--think 2 6] [--burst] [--smoke]
+       python -m bench.e2e --computer 20 --games 10 [--level expert] [--computer-variant classic]
+       python -m bench.e2e --answers 100 [--answer-variants classic pin ...] [--think 0.2 0.5]
+"""
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +47,7 @@ from engine.position import X
 from storage import Database
 from tests.e2e.harness import ROOT, BotProcess, Table
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.models import FakeMessage, FakeUser
+from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
 VARIANT = "pin"  # no cube, so every decision is a /move
 TIMEOUT = 120.0
@@ -217,6 +243,25 @@ def ratio(new: float, old: float) -> str:
     return f"{new / old:.2f}x" if old > 0 else "n/a"
 
 
+def _board_after(
+    fake: FakeDiscord, channel: FakeChannel, since: float, test: str, first: str
+) -> FakeMessage | None:
+    """The first board the bot posted in ``channel`` after ``since`` (perf_counter) whose text
+    starts with ``first`` and contains ``test`` (its text now: a board may have been edited
+    since)."""
+    for message in fake.messages_in(channel):
+        if (
+            message.created_at > since
+            and message.content.startswith(first)
+            and message.author.id == fake.bot_user.id
+            and message.webhook_id is None
+            and message.attachments
+            and test in message.content
+        ):
+            return message
+    return None
+
+
 async def computer_game(
     fake: FakeDiscord,
     db: Database,
@@ -227,12 +272,23 @@ async def computer_game(
     think: tuple[float, float],
     rng: random.Random,
     replies: list[float],
+    own_boards: list[float] | None = None,
+    turns: int | None = None,
+    seat: tuple[FakeChannel, FakeUser] | None = None,
 ) -> None:
-    """One person against the computer until ``deadline``; appends the computer's answer
-    times (ms from the person's reply to the computer's board)."""
-    channel = fake.add_channel(f"vs-computer-{index}")
-    human = fake.add_user(f"h{index}")
-    while time.monotonic() < deadline:
+    """One person against the computer until ``deadline`` (or ``turns`` answers); appends the
+    computer's answer times to ``replies``: ms from sending the person's command to the board
+    that hands the turn back (the computer's play shown, the person asked to act, or the game
+    over). ``own_boards``: ms from the command to the person's own board. ``seat``: the
+    channel and person to play in and as (to go on with a game), else new ones."""
+    if seat is None:
+        seat = (
+            fake.add_channel(f"vs-computer-{variant}-{index}"),
+            fake.add_user(f"h{variant}{index}"),
+        )
+    channel, human = seat
+    back = f"<@{human.id}>"
+    while time.monotonic() < deadline and (turns is None or len(replies) < turns):
         game = await db.get_active_game(channel.id)
         if game is None:
             handle = await fake.slash(
@@ -252,69 +308,138 @@ async def computer_game(
         else:
             handle = await fake.slash(human, channel, "move", play=choose(state))
         await handle.wait_initial(60)
-        after = await db.get_game(game.id)
-        if after is None or after.status != "active" or after.version == game.version:
-            continue
-        if GameState.from_json(after.state_json).mover != 1 or handle.responded_at is None:
-            continue
-        seen = len(fake.messages_in(channel))
-        while time.monotonic() < deadline + 30:
-            new = [
-                m
-                for m in fake.messages_in(channel)[seen:]
-                if m.author.id == fake.bot_user.id and m.webhook_id is None and m.attachments
-            ]
-            if new:
-                replies.append((new[0].created_at - handle.responded_at) * 1000)
+        if state.phase == ROLL:
+            continue  # the person keeps the turn
+        if state.phase == MOVE:
+            # An Express chain may leave the person to play on: then no answer comes. (The
+            # chain's dice are drawn already; the roll below only covers the other cases.)
+            played = state.play(state.mover, choose(state), random.Random(0))
+            if played.mover == 0 and not played.is_over:
+                continue
+        # A move or a take hands the turn to the computer (unless it ends the game): wait for
+        # the computer's board that hands it back.
+        sent = handle.created_at
+        end = time.monotonic() + 60
+        mine = over_since = None
+        while time.monotonic() < end:
+            if own_boards is not None and mine is None:
+                mine = _board_after(fake, channel, sent, "thinking", human.username)
+                if mine is not None:
+                    own_boards.append((mine.created_at - sent) * 1000)
+            answer = _board_after(fake, channel, sent, back, "") or _board_after(
+                fake, channel, sent, "Game over", ""
+            )
+            if answer is not None:
+                # A board of the person's own that hands the turn back: the computer's play
+                # was forced (played with the person's move), nothing was thought: not timed.
+                if answer.content.startswith("Computer ("):
+                    replies.append((answer.created_at - sent) * 1000)
                 break
+            now = await db.get_game(game.id)
+            if now is not None and now.status != "active":
+                # Over: by the person's move (no answer comes) or by the computer's (its
+                # board may still be on its way).
+                over_since = over_since or time.monotonic()
+                if time.monotonic() - over_since > 5:
+                    break
             await asyncio.sleep(0.02)
+
+
+async def measure_answers(
+    fake: FakeDiscord, db: Database, args: argparse.Namespace, rng: random.Random
+) -> None:
+    """The computer's answer time, one game at a time, ``--answers`` turns per variant."""
+    think = (args.think[0], args.think[1])
+    print(
+        f"the computer's answer at level {args.level}, one game at a time: ms from the "
+        "person's command to the board handing the turn back (and to the person's own board)"
+    )
+    print(f"before: {load_average()}")
+    print(f"{'variant':>28} {'turns':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    everything: list[float] = []
+    for variant in args.answer_variants:
+        replies: list[float] = []
+        own: list[float] = []
+        deadline = time.monotonic() + args.seconds
+        index = 0
+        while len(replies) < args.answers and time.monotonic() < deadline:
+            await computer_game(
+                fake,
+                db,
+                index,
+                variant,
+                args.level,
+                deadline,
+                think,
+                rng,
+                replies,
+                own,
+                turns=args.answers,
+            )
+            index += 1
+        report(f"{variant} (own board)", own)
+        report(f"{variant}", replies)
+        everything.extend(replies)
+    report("all variants", everything)
+    print(f"after: {load_average()}")
 
 
 async def measure_computer_load(
     fake: FakeDiscord, db: Database, args: argparse.Namespace, rng: random.Random
 ) -> None:
+    """Human games' /move latency without and with games against the computer in progress,
+    in four phases A B B A on the same human games (so that a drift of the machine's load
+    weighs on both sides alike)."""
     think = (args.think[0], args.think[1])
     games = args.games[0]
     print(
-        f"/move p95 of {games} human games ({VARIANT}), alone and with {args.computer} games "
-        f"against the computer ({args.computer_variant}, level {args.level}) in progress"
+        f"/move of {games} human games ({VARIANT}), without (A) and with (B) {args.computer} "
+        f"games against the computer ({args.computer_variant}, level {args.level}) in "
+        f"progress, phases A B B A of {args.seconds:.0f} s"
     )
+    print(f"before: {load_average()}")
     print(f"{'setting':>28} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
-    tables = await open_tables(games, fake, db, "alone")
-    deadline = time.monotonic() + args.seconds
-    alone = [
-        x
-        for lat in await asyncio.gather(
-            *(play_with_think_time(t, deadline, think, rng) for t in tables)
-        )
-        for x in lat
-    ]
-    report("humans alone", alone)
-    # The computer's answer time in one game on its own (nothing else to do).
-    solo: list[float] = []
-    deadline = time.monotonic() + args.seconds
-    await computer_game(
-        fake, db, 1000, args.computer_variant, args.level, deadline, think, rng, solo
-    )
-    report("computer answer, 1 game", solo)
-    tables = await open_tables(games, fake, db, "loaded")
-    replies: list[float] = []
-    deadline = time.monotonic() + args.seconds
-    computers = [
-        computer_game(fake, db, i, args.computer_variant, args.level, deadline, think, rng, replies)
+    tables = await open_tables(games, fake, db, "h")
+    seats = [
+        (fake.add_channel(f"vs-computer-{i}"), fake.add_user(f"vs{i}"))
         for i in range(args.computer)
     ]
-    results = await asyncio.gather(
-        *(play_with_think_time(t, deadline, think, rng) for t in tables), *computers
-    )
-    loaded = [x for lat in results[:games] if lat for x in lat]
-    report(f"with {args.computer} vs computer", loaded)
-    ratio = quantile(loaded, 0.95) / quantile(alone, 0.95)
-    print(f"p95 ratio (with / without computer games): {ratio:.2f} (target <= 1.5)")
+    alone: list[float] = []
+    loaded: list[float] = []
+    replies: list[float] = []
+    for phase, with_computer in enumerate((False, True, True, False), start=1):
+        deadline = time.monotonic() + args.seconds
+        humans = [play_with_think_time(t, deadline, think, rng) for t in tables]
+        computers = [
+            computer_game(
+                fake,
+                db,
+                i,
+                args.computer_variant,
+                args.level,
+                deadline,
+                think,
+                rng,
+                replies,
+                seat=seats[i],
+            )
+            for i in range(args.computer if with_computer else 0)
+        ]
+        results = await asyncio.gather(*humans, *computers)
+        latencies = [x for lat in results[:games] if lat for x in lat]
+        (loaded if with_computer else alone).extend(latencies)
+        report(f"phase {phase} ({'B' if with_computer else 'A'})", latencies)
+    report("A: humans alone", alone)
+    report(f"B: with {args.computer} vs computer", loaded)
+    if alone and loaded:
+        p95 = quantile(loaded, 0.95) / quantile(alone, 0.95)
+        p50 = statistics.median(loaded) / statistics.median(alone)
+        print(f"p95 ratio B / A: {p95:.2f} (target <= 1.5); p50 ratio {p50:.2f}")
     if replies:
         report(f"computer answer, {args.computer} games", replies)
     else:
         print("the computer answered no move within the time")
+    print(f"after: {load_average()}")
 
 
 async def measure_memory(side: Side, games: int) -> tuple[float, float, int]:
@@ -459,16 +584,29 @@ async def main() -> None:
     parser.add_argument("--computer", type=int, default=0, help="games against the computer")
     parser.add_argument("--level", default=STRONGEST)
     parser.add_argument("--computer-variant", default="classic")
+    parser.add_argument(
+        "--answers", type=int, default=0, help="time N computer turns per variant, one at a time"
+    )
+    parser.add_argument(
+        "--answer-variants", nargs="+", default=["classic", "pin", "dutch", "blocking"]
+    )
     args = parser.parse_args()
-    if args.smoke:
+    modes = ["answers"] if args.answers else ["computer"] if args.computer else ["humans"]
+    if args.smoke:  # every mode, tiny
         args.games, args.seconds, args.think, args.burst = [2], 2.0, [0.05, 0.2], True
         args.rounds, args.memory_games, args.baseline_rev = 1, 4, None
+        args.answers, args.answer_variants = 2, ["pin"]
+        args.computer, args.computer_variant = 1, "pin"
+        modes = ["humans", "answers", "computer"]
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         async with contextlib.AsyncExitStack() as stack:
             sides = [await stack.enter_async_context(started_side("new", ROOT, Path(tmp) / "new"))]
-            if args.computer:
+            if "answers" in modes:
+                await measure_answers(sides[0].fake, sides[0].db, args, rng)
+            if "computer" in modes:
                 await measure_computer_load(sides[0].fake, sides[0].db, args, rng)
+            if "humans" not in modes:
                 return
             if args.baseline_rev:
                 root = unpack_revision(args.baseline_rev, Path(tmp) / "baseline-src")

@@ -304,7 +304,7 @@ class Games(commands.Cog):
             if game is None or (game_id is not None and game.board_owed_version is None):
                 return False
             state = self.table.state_of(game)
-            if game.board_message_id is not None and has_buttons(state):
+            if game.board_message_id is not None:  # its buttons (if any) belong to the past
                 await self.boards.retire(channel_id, game.board_message_id, "*Next board below.*")
             last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
             lines = [

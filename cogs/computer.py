@@ -170,12 +170,13 @@ class ComputerTurns:
                     log.exception("the computer's decision in game %s was refused", game_id)
                     return
             committed = time.perf_counter()
-            if decided[1] == "roll" and computer_to_act(outcome.game, outcome.state):
+            shown = not (decided[1] == "roll" and computer_to_act(outcome.game, outcome.state))
+            if shown:
+                header = "\n".join([*pending, outcome.action_line or decided[3]])
+                pending = []
+                await self.post(outcome.game, outcome, header)
+            else:
                 pending.extend(outcome.events)  # its play comes next, on the same board
-                continue
-            header = "\n".join([*pending, outcome.action_line or decided[3]])
-            pending = []
-            await self.post(outcome.game, outcome, header)
             log.debug(
                 "computer %s in game %s: decided in %.0f ms, committed in %.0f ms, board out "
                 "in %.0f ms",
@@ -183,7 +184,7 @@ class ComputerTurns:
                 game_id,
                 (thought - started) * 1000,
                 (committed - thought) * 1000,
-                (time.perf_counter() - committed) * 1000,
+                (time.perf_counter() - committed) * 1000 if shown else 0.0,
             )
 
     async def _typing(self, channel_id: int) -> None:

@@ -29,7 +29,7 @@ from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
 from cogs.looks import player_theme
 from cogs.options import MatchLength, Variant
-from cogs.table import Action, GameTable, Outcome
+from cogs.table import Action, GameTable, Outcome, describe_play
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
@@ -307,11 +307,8 @@ class Games(commands.Cog):
             if game.board_message_id is not None:  # its buttons (if any) belong to the past
                 await self.boards.retire(channel_id, game.board_message_id, "*Next board below.*")
             last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
-            lines = [
-                "*The latest board, which had not reached the channel:*",
-                *state.record[-2:],
-                last,
-            ]
+            played = describe_play(state, state.last) if state.last is not None else ""
+            lines = ["*The latest board, which had not reached the channel:*", played, last]
             posted = await self.boards.post(
                 channel_id,
                 state,

@@ -185,16 +185,15 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
         process.kill()
         fake.faults.remove(held)
         before = GameState.from_json(killed_at.state_json)
-        computer_line = next(
-            line for line in reversed(before.record) if line.startswith("Computer (expert) ")
-        )
+        assert before.last is not None and before.last.seat == 1  # the computer's play
         mark = fake.mark()
 
         await process.start()
         board = await fake.wait_for_channel_message(
             channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
         )
-        assert computer_line in board.content
+        assert "Computer (expert) played " in board.content
+        assert before.last.text in board.content
         assert board.attachments[0].data.startswith(b"\x89PNG")
         if not before.is_over:
             assert f"<@{human.id}>" in board.content  # the person is asked to act

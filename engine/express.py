@@ -766,6 +766,11 @@ def _frozen_of(owned: int, covered_high: int, covered: int) -> _Frozen:
     if frozen is None:
         if len(_FROZEN) >= 16:  # each holds its own memo: keep the recent few
             _FROZEN.clear()
+        for other in _FROZEN.values():
+            # A decision uses one frozen board: the others keep their run lengths (small)
+            # but not their partial folds (up to megabytes each).
+            other.prefix_sets.clear()
+            other.outside.clear()
         blocked = (
             _FIVE_POINTS[owned & 31]
             + _FIVE_POINTS[owned >> 5 & 31]

@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from engine.errors import EngineError, GameError
-from engine.game import GAME_OVER, MOVE, ROLL, GameState, other
+from engine.game import GAME_OVER, MOVE, RESIGN_NAMES, ROLL, GameState, other
 from engine.notation import parse_play
 from engine.play import Play
 
@@ -29,11 +29,19 @@ TAKE = "take"
 PASS = "pass"
 RESIGN = "resign"
 CLAIM = "claim"
+#: An offer to resign at a level (classic, the Pin games), and its answers: accepted (the game
+#: ends with the offered result), rejected or withdrawn (the game goes on).
+OFFER = "offer"
+ACCEPT = "accept"
+REJECT = "reject"
 
 _OPENING = re.compile(r"^opening roll: .* (\d), .* (\d)( \(tie\))?$")
 _ROLLED = re.compile(r"^(\d)(\d)(?: \[\dx\d\])?: ")
 _CHAINED = re.compile(r"^\[\dx\d\]: ")
 _DOUBLES = re.compile(r"^doubles \d+$")
+_OFFER = re.compile(r"^offers to resign (.+) \(\d+ points?\)$")
+_LEVELS = {name: level for level, name in RESIGN_NAMES.items()}
+_ANSWERS = ("accepts", "rejects", "withdraws the offer")
 
 
 class HistoryError(GameError):
@@ -82,6 +90,9 @@ class _RecordedDice(random.Random):
         self._pending: deque[int] = deque()
         self.cursor = 0
         self.limit = 0
+        #: While a game is played its dice come from its own lines only: a roll no line shows
+        #: (one that found the position dead) must not take the next game's opening roll.
+        self.within_game = True
 
     def randint(self, a: int, b: int) -> int:
         if not self._pending:
@@ -91,6 +102,8 @@ class _RecordedDice(random.Random):
     def _next_roll(self) -> tuple[int, int]:
         while self.cursor < min(self.limit, len(self._record)):
             line = self._record[self.cursor]
+            if self.within_game and line.startswith("result: "):
+                break
             self.cursor += 1
             opening = _OPENING.match(line)
             if opening:
@@ -123,8 +136,17 @@ def _is_decision(line: str, names: tuple[str, str]) -> bool:
         _ROLLED.match(rest)
         or _CHAINED.match(rest)
         or _DOUBLES.match(rest)
-        or rest in ("takes", "passes", "resigns", "claims on time")
+        or _OFFER.match(rest)
+        or rest in ("takes", "passes", "resigns", "claims on time", *_ANSWERS)
     )
+
+
+def _offer_goes_on(line: str, names: tuple[str, str]) -> bool:
+    """An offer to resign, or an answer that lets the game go on."""
+    spoken = _speaker(line, names)
+    if spoken is None:
+        return False
+    return bool(_OFFER.match(spoken[1])) or spoken[1] in ("rejects", "withdraws the offer")
 
 
 def replay(final: GameState) -> list[Decision]:
@@ -134,7 +156,15 @@ def replay(final: GameState) -> list[Decision]:
     """
     record = final.record
     names = final.players
-    decision_lines = [i for i, line in enumerate(record) if _is_decision(line, names)]
+    # An offer to resign that is rejected or withdrawn rolls no dice and ends nothing: a roll
+    # made before it (the next player's, right after a play) is the one the next play line
+    # shows. An accepted offer ends the game, so that roll is never shown: "accepts" stays a
+    # boundary of the dice window.
+    decision_lines = [
+        i
+        for i, line in enumerate(record)
+        if _is_decision(line, names) and not _offer_goes_on(line, names)
+    ]
     rng = _RecordedDice(record, names, final.rules.plays_opening_dice)
 
     def window(done: int) -> None:
@@ -155,7 +185,9 @@ def replay(final: GameState) -> list[Decision]:
             break
         if state.phase == GAME_OVER:
             window(done - 1)
+            rng.within_game = False
             state = state.next_game(rng)
+            rng.within_game = True
             continue
         line = record[done]
         if state.phase == ROLL:
@@ -216,14 +248,35 @@ def _decide(state: GameState, line: str, rng: random.Random) -> Decision:
         seat = likely if likely in seats else seats[0]
         after = state.resign(seat) if kind == RESIGN else state.claim(seat)
         return Decision(kind, seat, state, after, None, line)
+    offered = _OFFER.match(rest)
+    if offered:
+        level = _LEVELS.get(offered[1])
+        if level is None:
+            raise HistoryError(f"no resignation level {offered[1]!r}")
+        # Either player may offer at any time; with equal names, the player on turn.
+        seat = state.mover if state.mover in seats else seats[0]
+        return Decision(OFFER, seat, state, state.offer_resign(seat, level), None, line)
+    if rest in _ANSWERS:
+        if state.resign_offer is None:
+            raise HistoryError("no offer to resign to answer")
+        offerer = state.resign_offer[0]
+        seat = offerer if rest == "withdraws the offer" else other(offerer)
+        if seat not in seats:
+            raise HistoryError(f"{state.players[seat]} answers this offer")
+        if rest == "accepts":
+            return Decision(ACCEPT, seat, state, state.accept_resign(seat), None, line)
+        return Decision(REJECT, seat, state, state.reject_resign(seat), None, line)
     raise HistoryError("not a decision this engine records")
 
 
 __all__ = [
+    "ACCEPT",
     "CLAIM",
     "DOUBLE",
+    "OFFER",
     "PASS",
     "PLAY",
+    "REJECT",
     "RESIGN",
     "ROLL_KIND",
     "TAKE",

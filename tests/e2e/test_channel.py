@@ -78,6 +78,21 @@ async def test_resign_offer_rejected_the_game_goes_on(table: Table, fake: FakeDi
     await table.step()  # the game goes on
     record = [m.text for m in await table.db.game_moves(game.id)]
     assert f"{winner.display_name} rejects" in record
+    # A later offer accepted ends it; the game with both offers is reviewed and replayed.
+    current = await table.game()
+    assert current is not None
+    state = GameState.from_json(current.state_json)
+    await table.act(mover_user(current, state, table.users), "resign")
+    await table.press(
+        table.bob if mover_user(current, state, table.users) is table.alice else table.alice,
+        "rsyes",
+    )
+    assert await table.game() is None
+    review = await reply_of(await fake.slash(winner, table.channel, "review", game=game.id))
+    assert f"Review of game #{game.id}" in review.content, review.content
+    replay = await reply_of(await fake.slash(winner, table.channel, "replay", game=game.id))
+    assert f"Replay of game #{game.id}" in replay.content, replay.content
+    assert replay.message is not None and replay.message.attachments[0].data[:4] == b"GIF8"
 
 
 async def test_a_roll_redraws_the_waiting_board_in_place(table: Table, fake: FakeDiscord) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from engine import VARIANTS
 from engine.game import DOUBLE, GAME_OVER, MOVE, ROLL, GameState
-from engine.history import PLAY, HistoryError, replay
+from engine.history import ACCEPT, OFFER, PLAY, REJECT, HistoryError, replay
 
 
 def random_match(
@@ -21,13 +21,25 @@ def random_match(
     length: int = 3,
     options: tuple[str, ...] = (),
     max_actions: int = 3000,
+    offers: bool = False,
 ) -> GameState:
-    """A random match with cube actions, the odd resignation, and games still in progress
-    when ``max_actions`` runs out."""
+    """A random match with cube actions, the odd resignation (with ``offers``, also offers to
+    resign: accepted, rejected or withdrawn), and games still in progress when
+    ``max_actions`` runs out."""
     rng = random.Random(seed)
     state = GameState.new(variant, names, rng, match_length=length, options=options)
     for _ in range(max_actions):
-        if state.phase == GAME_OVER:
+        if state.resign_offer is not None:
+            offerer = state.resign_offer[0]
+            answer = rng.random()
+            if answer < 0.3:
+                state = state.accept_resign(1 - offerer)
+            else:  # rejected by the opponent, or withdrawn by the player who offered
+                state = state.reject_resign(offerer if answer > 0.8 else 1 - offerer)
+        elif offers and state.phase in (ROLL, MOVE) and rng.random() < 0.004:
+            levels = state.rules.resign_levels
+            state = state.offer_resign(rng.choice((0, 1)), rng.randint(1, max(1, levels)))
+        elif state.phase == GAME_OVER:
             state = state.next_game(rng)
         elif state.phase == ROLL:
             if state.can_double(state.turn) and rng.random() < 0.1:
@@ -94,3 +106,25 @@ def test_an_altered_record_is_refused() -> None:
         replay(replace(final, record=tuple(lines)))
     with pytest.raises(HistoryError):
         replay(replace(final, record=final.record[:-3]))
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_offers_to_resign_and_dead_positions_replay(variant: str) -> None:
+    """Offers to resign (accepted, rejected, withdrawn) are decisions of their own; a roll
+    made before a rejected offer is the one the next play shows, and a roll that found a
+    position dead does not take the next game's opening roll."""
+    kinds: set[str] = set()
+    for seed in (0, 2, 3, 5, 10, 13, 30):
+        final = random_match(variant, seed, names=("Ann", "Bo"), length=1 + seed % 7, offers=True)
+        decisions = replay(final)
+        assert decisions[-1].after.record == final.record
+        kinds |= {d.kind for d in decisions}
+    if VARIANTS[variant].resign_levels > 1:
+        assert {OFFER, ACCEPT, REJECT} <= kinds, kinds
+
+
+def test_a_dead_position_draw_then_the_next_game() -> None:
+    final = random_match("pin", 3, names=("Ann", "Bo"), length=4, offers=True)
+    dead = final.record.index("result: draw (dead position)")
+    assert final.record[dead + 1].startswith("game ")  # another game followed
+    assert replay(final)[-1].after.record == final.record

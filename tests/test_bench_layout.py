@@ -13,7 +13,7 @@ MODULES = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if not p.stem.sta
 
 
 def test_there_are_benchmarks() -> None:
-    assert {"e2e", "movegen", "render", "storage"} <= set(MODULES)
+    assert {"e2e", "handlers", "movegen", "render", "storage"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -77,7 +77,11 @@ def match_context(state: GameState, seat: int) -> MatchContext:
 
 
 def computer_to_act(game: Game, state: GameState) -> bool:
-    return game.against_computer and not state.is_over and state.mover == COMPUTER_SEAT
+    if not game.against_computer or state.is_over:
+        return False
+    if state.resign_offer is not None:  # the person offered to resign: the computer answers
+        return state.resign_offer[0] != COMPUTER_SEAT
+    return state.mover == COMPUTER_SEAT
 
 
 class ComputerTurns:
@@ -205,6 +209,10 @@ class ComputerTurns:
         match = match_context(state, seat)
         rng = self.table.rng
         name = state.players[seat]
+        if state.resign_offer is not None:
+            # A practice partner: it accepts every offer to resign (the person ends the game
+            # and loses what they offered).
+            return (lambda s, st: s.accept_resign(st)), "resign", "", f"{name} accepts."
         if state.phase == DOUBLE:
 
             async def take(level: str) -> Any:

@@ -26,7 +26,13 @@ from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
 from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
 from cogs.common import guarded, mention, reply_error, send_committed
-from cogs.computer import LEVEL_ABOUT, ComputerTurns, computer_name, computer_to_act
+from cogs.computer import (
+    COMPUTER_SEAT,
+    LEVEL_ABOUT,
+    ComputerTurns,
+    computer_name,
+    computer_to_act,
+)
 from cogs.looks import player_theme
 from cogs.options import MatchLength, Variant
 from cogs.table import Action, GameTable, Outcome, describe_play
@@ -152,8 +158,8 @@ class ChallengeButton(
 
 
 def board_view(game: Game, state: GameState) -> discord.ui.View | None:
-    if not has_buttons(state):
-        return None
+    if not has_buttons(state) or computer_to_act(game, state):
+        return None  # nothing to press (the computer's buttons would only be refused)
     if state.resign_offer is not None:
         actions = ["rsyes", "rsno"]
     elif state.phase == ROLL:
@@ -170,6 +176,8 @@ def prompt(game: Game, state: GameState) -> str:
     """Who must do what now, with a mention (the message decides whether it pings)."""
     if state.is_over:
         return ""
+    if computer_to_act(game, state):
+        return f"{state.players[COMPUTER_SEAT]} is thinking..."
     if state.resign_offer is not None:
         seat, level = state.resign_offer
         worth = plural(state.resignation_value(seat, level), "point")
@@ -177,8 +185,6 @@ def prompt(game: Game, state: GameState) -> str:
             f"{mention(GameTable.user_of(game, 1 - seat))}, {state.players[seat]} offers to "
             f"resign {RESIGN_NAMES[level]} ({worth}): accept or reject with the buttons."
         )
-    if computer_to_act(game, state):
-        return f"{state.players[state.mover]} is thinking..."
     who = mention(GameTable.user_of(game, state.mover))
     if state.phase == ROLL:
         return f"{who}, roll or double with the buttons (or /roll, /double)."
@@ -331,10 +337,7 @@ class Games(commands.Cog):
         """Post the next board without an interaction (the computer's turns)."""
         try:
             async with self.table.lock(game.channel_id):
-                current = await self.db.get_game(game.id)
-                old_id = current.board_message_id if current is not None else None
-                if old_id is not None:
-                    await self.boards.retire(game.channel_id, old_id, "*Next board below.*")
+                # The previous board has no buttons to retire: it showed the computer's turn.
                 state = outcome.state
                 last = (
                     final_text(outcome)

@@ -191,3 +191,52 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
         assert after.cube == 2 and after.cube_owner == 1
     else:
         assert final.status == "finished" and final.winner_id == human.id
+
+
+async def test_the_computer_accepts_an_offer_to_resign(
+    fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    """In backgammon an offer to resign waits for the winner's answer: the computer gives it
+    (it accepts), and no board ever shows buttons for the computer's own turn."""
+    human = fake.add_user("rita")
+    channel = fake.add_channel("resign-to-the-computer")
+    started = await (
+        await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="casual"
+        )
+    ).wait_initial(TIMEOUT)
+    assert not started.ephemeral
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None
+    for _ in range(20):  # a few turns each
+        fresh = await bot.db.get_game(game.id)
+        assert fresh is not None and fresh.status == "active"
+        state = GameState.from_json(fresh.state_json)
+        if state.mover == 1:
+            await computer_moved(bot, fresh)
+            continue
+        if len(state.record) > 8:
+            break
+        await human_turn(fake, channel, human, state)
+    offered = await reply_of(await fake.slash(human, channel, "resign", level=2))
+    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    end = time.monotonic() + COMPUTER_TURN_TIMEOUT
+    while time.monotonic() < end:
+        final = await bot.db.get_game(game.id)
+        assert final is not None
+        if final.status != "active":
+            break
+        await asyncio.sleep(0.05)
+    assert final.status == "finished" and final.result_kind == "resign"
+    assert final.winner_id == fake.bot_user.id
+    last = GameState.from_json(final.state_json)
+    assert "Computer (casual) accepts" in last.record[-3:]
+    boards = [
+        m
+        for m in fake.messages_in(channel)
+        if m.author.id == fake.bot_user.id and m.attachments and not m.ephemeral
+    ]
+    assert "Game over" in boards[-1].content
+    thinking = [m for m in boards if "Computer (casual) is thinking" in m.content]
+    assert thinking and all(not m.components for m in thinking)
+    assert fake.errors == []

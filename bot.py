@@ -461,14 +461,12 @@ class BackgammonBot(commands.Bot):
         shard_options: dict[str, object] = {}
         if config.shards is not None:
             shard_options = {"shard_count": config.shards.count, "shard_ids": config.shards.ids}
-        # Slash commands and buttons only: interactions arrive whatever the intents, so the
-        # bot asks for guild events alone (no message, reaction or typing events to parse) and
-        # keeps no message cache (its own messages come back from each request).
-        intents = discord.Intents.none()
-        intents.guilds = True
+        # Slash commands only: the default intents suffice (no privileged message content).
+        # No message cache: the bot never reads old messages from it (its own come back from
+        # each request), and 1,000 cached messages cost memory and parsing for nothing.
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=intents,
+            intents=discord.Intents.default(),
             max_messages=None,
             tree_cls=ErrorBoundaryTree,
             help_command=None,

@@ -1,0 +1,22 @@
+"""The bot keeps no message cache (its own messages come back from each request, and nothing
+reads old ones from the cache), and games run as before without it."""
+
+from __future__ import annotations
+
+from bot import BackgammonBot
+from tests.fake_discord import FakeDiscord
+
+from .harness import Table
+
+
+async def test_the_bot_keeps_no_message_cache(
+    fake: FakeDiscord, bot: BackgammonBot, table: Table
+) -> None:
+    assert bot._connection.max_messages is None
+    await table.challenge("pin")
+    for _ in range(4):
+        await table.step(use_buttons=False)
+    assert len(table.boards) >= 4
+    assert not bot.cached_messages
+    session = fake.active_session
+    assert session is not None and session.intents == bot.intents.value

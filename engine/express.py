@@ -324,25 +324,21 @@ class _Frozen:
         result = 0
         cases: list[tuple[int, list[int]]] = []
         for h in suffix.first_off_values[first_off]:
-            if self.can_win:
-                reach, all_off = self._scenario(state, left, h)
-                if all_off:
-                    for played in range(left, 0, -1):
-                        if all_off >> prefix_index[played] & 1:
-                            result = left  # every checker borne off: a win
-                            break
-            else:
-                # One checker at a time, so that ``witness`` can split the numbers.
-                sets = self._case_sets(state, left, h)
-                reach = sets[-1]
+            # One checker at a time, so that ``witness`` can split the numbers.
+            sets = self._case_sets(state, left, h)
+            reach = sets[-1]
             for played in range(left, result - 1, -1):
                 if reach >> prefix_index[played] & 1:
                     if played > result:
                         result = played
                         cases.clear()
-                    if not self.can_win:
-                        cases.append((h, sets))
+                    cases.append((h, sets))
                     break
+            if result < left and self.can_win and h < 7 and reach:
+                all_off = self._scenario(state, left, h)[1]
+                if any(all_off >> prefix_index[n] & 1 for n in range(1, left + 1)):
+                    result = left  # every checker borne off: a win
+                    cases.clear()
             if result == left:
                 break
         self.cases = (key, result, cases)
@@ -484,12 +480,12 @@ class _Frozen:
 
     # --- a real run from the relaxation ------------------------------------------------------
 
-    def _absorb(self, reach: int, q: int, left: int, h: int) -> int:
+    def _absorb(self, reach: int, q: int, left: int, h: int, off: bool = False) -> int:
         """``reach`` plus what one checker on ``q`` absorbs in the case ``h`` of ``bound``
-        (0: this checker never gets home in time)."""
+        (0: this checker never gets home in time); ``off``: only where it ends borne off."""
         before, after = self._walk(q, left, h)
         if not before and not after:
-            return 0 if h < 7 and q > 6 else reach
+            return 0 if off or (h < 7 and q > 6) else reach
         at = [0] * (q + 1)
         at[q] = reach
         for src, dst, place, below in before:
@@ -502,6 +498,8 @@ class _Frozen:
                 sums = at[src] & below
                 if sums:
                     at[dst] |= sums << place
+        if off:
+            return at[0]
         out = 0
         for sums in at:
             out |= sums
@@ -531,15 +529,40 @@ class _Frozen:
         for h, sets in cases:
             if sets[-1] >> target & 1 and self._plays(state, sets, target, suffix, h):
                 return True
+        if self.can_win and played == left:
+            return self._wins(state, left)
         return False
 
-    def _own(self, q: int, left: int, h: int) -> tuple[tuple[int, int], ...]:
-        """What one checker on ``q`` absorbs alone, largest index first: (index of the count
-        vector, the counts four bits a value)."""
-        key = (q * 32 + left) * 8 + h
+    def _wins(self, state: int, left: int) -> bool:
+        """Whether a real run bears off every checker (a win counts as the whole run), found
+        as ``witness`` finds runs, with each checker's part ending borne off."""
+        suffix = _SUFFIXES[left]
+        checkers = [q for q in range(24, 0, -1) for _ in range((state >> 4 * q) & 15)]
+        for h in suffix.first_off_values[self.first_off_value(state, left)][1:]:
+            sets = [1]
+            for q in checkers:
+                sets.append(self._absorb(sets[-1], q, left, h, off=True))
+                if not sets[-1]:
+                    break
+            else:
+                tried = 0
+                for played in range(1, left + 1):
+                    target = suffix.prefix_index[played]
+                    if sets[-1] >> target & 1:
+                        if self._plays(state, sets, target, suffix, h, win=True):
+                            return True
+                        tried += 1
+                        if tried == 3:  # the shortest few: not every split is tried
+                            break
+        return False
+
+    def _own(self, q: int, left: int, h: int, off: bool = False) -> tuple[tuple[int, int], ...]:
+        """What one checker on ``q`` absorbs alone (``off``: ending borne off), largest index
+        first: (index of the count vector, the counts four bits a value)."""
+        key = ((q * 32 + left) * 8 + h) * 2 + off
         own = self.own.get(key)
         if own is None:
-            bits = bin(self._absorb(1, q, left, h))[:1:-1]
+            bits = bin(self._absorb(1, q, left, h, off))[:1:-1]
             radices = _SUFFIXES[left].radices
             own = tuple(
                 (x, sum(x // place % radix << 4 * j for j, (_, place, radix) in enumerate(radices)))
@@ -549,9 +572,18 @@ class _Frozen:
             self.own[key] = own
         return own
 
-    def _plays(self, state: int, sets: list[int], target: int, suffix: _Suffix, h: int) -> bool:
+    def _plays(
+        self,
+        state: int,
+        sets: list[int],
+        target: int,
+        suffix: _Suffix,
+        h: int,
+        win: bool = False,
+    ) -> bool:
         """Split ``target`` among the checkers of ``state`` (``sets[i]``: what the first ``i``
-        absorb, in ``_sets`` order) and play the split in order; whether every move is legal."""
+        absorb, in ``_sets`` order) and play the split in order; whether every move is legal
+        (``win``: each checker's part ends borne off, and so must the run)."""
         left = len(suffix.numbers)
         radices = suffix.radices
         checkers = [q for q in range(24, 0, -1) for _ in range((state >> 4 * q) & 15)]
@@ -565,7 +597,7 @@ class _Frozen:
         eights = sum(8 << 4 * j for j in range(len(radices)))
         for i in range(len(checkers) - 1, -1, -1):
             before = sets[i]
-            for x, counts in self._own(checkers[i], left, h):
+            for x, counts in self._own(checkers[i], left, h, win):
                 if (
                     x <= rest
                     and before >> (rest - x) & 1
@@ -622,7 +654,7 @@ class _Frozen:
                     continue
                 at[i] = 0
                 done[i] += 1
-        return True
+        return not win or not any(at)
 
     def greedy(self, state: int, left: int) -> int:
         """A real run (a lower bound): always move the highest checker that can play."""

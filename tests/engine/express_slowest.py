@@ -5,13 +5,14 @@ Found by ``bench.express_tail``: every chain decision of seeded games between ra
 pip-greedy, greedy and ai-level players listed cold, chains forced on positions met, random
 positions of the slow family and hill climbing from the slowest (moving a checker, owning or
 freeing a point, changing the decision, keeping whatever lists slower). They all belong to one
-family: X may bear off during the run but cannot win it (a checker of his is covered in his home
-board), several of his checkers are still on their way home, and a long chain is pending (1-1
-or 2-2, or a [1xk] decision: 16-20 numbers). The best runs park checkers on the covered point
-and bear the last 5s and 6s off from there; the plain search visits 10^4-10^5 positions per
-play. Before issue 18 the first six took 0.4-3 s; the hill-climbed ones took 1.8-3.9 s with
-the first rewrite of issue 18 (and 0.4-0.6 s with its first witness, which did not yet trade
-places between bearing-off checkers).
+family: X may bear off during the run but cannot win it (a checker of his is covered in his
+home board, or he needs more numbers than are pending), several of his checkers are still on
+their way home, and a long chain is pending (1-1 or 2-2, or a [1xk] decision: 16-20 numbers).
+The best runs park checkers where the last 5s and 6s can bear off; the plain search visits
+10^4-10^5 positions per play for the slowest. Before issue 18 the first six took 0.4-3 s; the
+hill-climbed ones took 1.8-3.9 s with the first rewrite of issue 18 (and 0.4-0.6 s with its
+first witness, which did not yet trade places between bearing-off checkers nor run where X
+could win).
 """
 
 from __future__ import annotations
@@ -51,7 +52,14 @@ SLOWEST = (
     # while lower ones would bear off the 5s: they must trade places)
     "blocking-express | 21:O1 20:X1 15:X1 10:X1 8:X1 7:X1 6:O2 5:X2 4:X2+O2 3:X3 2:O2+X2 "
     "| bar 0/0 | res 0/0 | off 1/8 | [1x4]",
-    # hill-climbed: 423 plays, the slowest now (every play settled by its witness)
+    # hill-climbed: 423 plays (every play settled by its witness)
     "blocking-express | 20:X1 15:X1 10:X1 9:X1 7:X1 6:O2+X1 5:X1 4:X2+O2+X1 3:X1 2:O2+X2 1:X1 "
     "| bar 0/0 | res 0/0 | off 1/9 | 11",
+    # hill-climbed, nothing covered (X could win): 315 plays, 0.5 s when the witness was not
+    # tried where X can win; every play completes the run without winning
+    "blocking-express | 23:X1 20:O1 18:X1 15:X1 11:X1 10:X1 9:X1 8:X1 7:X2 5:O1 4:X2 2:O1 1:O1 "
+    "| bar 0/0 | res 0/0 | off 4/11 | [1x4]",
+    # hill-climbed, nothing covered: 375 plays, 0.4 s then
+    "blocking-express | 23:X1 18:X1 15:X1 11:X1 10:X1 9:X1 8:X2 7:X1 4:X3 2:O1 1:O1 | bar 0/0 "
+    "| res 0/0 | off 3/13 | 11",
 )

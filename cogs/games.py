@@ -839,6 +839,10 @@ class Games(commands.Cog):
         self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
     ) -> None:
         state, game = outcome.state, outcome.game
+        # The game is committed. Its picture waits behind the boards of games between people,
+        # which can take longer than Discord's 3 s: acknowledge first; the answer that fills
+        # the "thinking" message is the first board.
+        await interaction.response.defer(thinking=True)
         last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
         kwargs: dict[str, Any] = {
             "content": "\n".join(line for line in (header, *outcome.events, last) if line),
@@ -848,12 +852,12 @@ class Games(commands.Cog):
                 elsewhere=game.against_computer,
             ),
             "allowed_mentions": ping(actor_id(game, state)),
+            "wait": True,
         }
         view = board_view(game, state)
         if view is not None:
             kwargs["view"] = view
-        await interaction.response.send_message(**kwargs)
-        message = await interaction.original_response()
+        message = await interaction.followup.send(**kwargs)
         await self.db.set_board_message(game.id, message.id, shown_version=game.version)
 
     async def _close_challenge(

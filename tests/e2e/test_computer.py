@@ -69,9 +69,11 @@ async def play_against_computer(
         level=level,
         length=length,
     )
-    started = await handle.wait_initial(TIMEOUT)
+    # Acknowledged at once ("thinking"), then filled in with the first board.
+    started = await reply_of(handle)
     assert not started.ephemeral, started.content
-    assert "Computer" in (started.content or "")
+    assert "Computer" in started.content
+    assert started.message is not None and started.message.attachments
     game = await bot.db.get_active_game(channel.id)
     assert game is not None and game.ai_level == level and not game.rated
     first = game

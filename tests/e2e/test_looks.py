@@ -226,3 +226,14 @@ async def test_messages_write_dice_one_way(table: Table, fake: FakeDiscord) -> N
         assert re.search(rf"^{re.escape(mover)} {dice}: ", board.content, re.M), board.content
         assert not re.search(r"\b[1-6][1-6]: ", board.content), board.content
     assert plays >= 3
+
+
+async def test_themes_are_offered_as_choices(table: Table, fake: FakeDiscord) -> None:
+    """Discord's client offers every theme the renderer has (no typing, no typos)."""
+    commands = {c["name"]: c for c in fake.commands(fake.guild.id) or fake.commands()}
+    settings = {o["name"]: o for o in commands["settings"]["options"]}
+    preferences = {o["name"]: o for o in commands["preferences"]["options"]}
+    assert {c["value"] for c in settings["theme"]["choices"]} == set(THEMES)
+    assert {c["value"] for c in preferences["theme"]["choices"]} == {*THEMES, "server"}
+    assert preferences["own_side"]["type"] == 5  # a boolean
+    assert commands["preferences"].get("dm_permission") is not False  # also in DMs

@@ -472,15 +472,19 @@ class League(commands.Cog):
         state = _state_or_none(found)
         names = _names(found, state)
         loop = asyncio.get_running_loop()
-        if format is not None and format.value == "mat":
-            if found.variant != "classic" or state is None:
-                await reply_error(
-                    interaction,
-                    "Only backgammon (classic) games can be exported as a .mat match file; "
-                    f"game #{found.id} is {variant_name(found.variant)}. "
-                    "Use /record without format for its text record.",
-                )
-                return
+        mat = format is not None and format.value == "mat"
+        if mat and (found.variant != "classic" or state is None):
+            await reply_error(
+                interaction,
+                "Only backgammon (classic) games can be exported as a .mat match file; "
+                f"game #{found.id} is {variant_name(found.variant)}. "
+                "Use /record without format for its text record.",
+            )
+            return
+        # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
+        await interaction.response.defer(thinking=True)
+        if mat:
+            assert state is not None
             date = dt.datetime.fromtimestamp(found.created_at, dt.UTC).date()
             try:
                 text = await loop.run_in_executor(None, partial(export_mat, state, date=date))
@@ -492,7 +496,7 @@ class League(commands.Cog):
         else:
             text = await loop.run_in_executor(None, game_record, found)
             body, filename = text.encode("utf-8"), f"game-{found.id}.txt"
-        await interaction.response.send_message(
+        await interaction.followup.send(
             f"Record of game #{found.id}: {names[0]} vs {names[1]} "
             f"({variant_name(found.variant)}).",
             file=discord.File(io.BytesIO(body), filename=filename),

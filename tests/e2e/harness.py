@@ -22,7 +22,7 @@ from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.position import X
 from storage import Game, Storage
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.interactions import InteractionHandle
+from tests.fake_discord.interactions import Callback, CallbackFile, InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -375,6 +375,20 @@ async def reply_of(handle: InteractionHandle, timeout: float = TIMEOUT) -> Reply
     original = handle.original
     text = original.text() if original is not None else (callback.content or "")
     return Reply(callback.ephemeral, text, original)
+
+
+async def final_callback(handle: InteractionHandle, timeout: float = TIMEOUT) -> Callback:
+    """The bot's answer as one callback: a deferred ("thinking") one is followed to the
+    message that resolved it (slow commands such as /stats, /claim and /record answer so)."""
+    callback = await handle.wait_initial(timeout)
+    if callback.type != 5:
+        return callback
+    msg = await handle.wait_original(timeout=timeout)
+    return Callback(
+        4,
+        {"content": msg.content, "embeds": msg.embeds, "flags": msg.flags},
+        [CallbackFile(a.filename, a.data, a.content_type) for a in msg.attachments],
+    )
 
 
 async def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:

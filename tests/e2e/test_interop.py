@@ -14,7 +14,7 @@ from engine.history import PLAY, replay
 from interop.gnubg import gnubg_id
 from tests.fake_discord import FakeDiscord
 
-from .harness import TIMEOUT, Table, reply_of
+from .harness import TIMEOUT, Table, final_callback, reply_of
 
 GNUBG_ID = re.compile(r"[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}")
 
@@ -30,9 +30,7 @@ async def test_board_and_record_show_gnubg_ids(table: Table, fake: FakeDiscord) 
     shown = await reply_of(await fake.slash(carol, table.channel, "board"))
     assert f"gnubg ID: `{gnubg_id(state)}`" in shown.content
 
-    record = await (await fake.slash(carol, table.channel, "record", game=game.id)).wait_initial(
-        TIMEOUT
-    )
+    record = await final_callback(await fake.slash(carol, table.channel, "record", game=game.id))
     body = record.files[0].data.decode("utf-8")
     assert f"gnubg ID: {gnubg_id(state)}" in body
     # Each play line is preceded by the ID of the position it was played in.
@@ -56,7 +54,7 @@ async def test_record_as_mat_is_read_back_by_gnubg(
     state = GameState.from_json(finished.state_json)
 
     handle = await fake.slash(table.alice, table.channel, "record", game=game.id, format="mat")
-    record = await handle.wait_initial(TIMEOUT)
+    record = await final_callback(handle)
     assert [f.filename for f in record.files] == [f"game-{game.id}.mat"]
     text = record.files[0].data.decode("utf-8")
     assert " 0 point match" in text and " Game 1" in text
@@ -83,8 +81,8 @@ async def test_mat_export_refused_for_other_variants(table: Table, fake: FakeDis
         await fake.slash(table.alice, table.channel, "record", game=game.id, format="mat")
     ).wait_initial(TIMEOUT)
     assert refused.ephemeral and "Only backgammon (classic)" in (refused.content or "")
-    text = await (
+    text = await final_callback(
         await fake.slash(table.alice, table.channel, "record", game=game.id, format="text")
-    ).wait_initial(TIMEOUT)
+    )
     assert [f.filename for f in text.files] == [f"game-{game.id}.txt"]
     assert "gnubg" not in text.files[0].data.decode("utf-8")

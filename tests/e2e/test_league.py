@@ -17,27 +17,17 @@ from engine.game import GameState
 from league import glicko2
 from storage import GameResult, ImportedGame
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.interactions import Callback, CallbackFile, InteractionHandle
+from tests.fake_discord.interactions import Callback, InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, Table, mover_user
+from .harness import TIMEOUT, Table, final_callback, mover_user
 
 MANAGE_GUILD = 1 << 5
 RANK_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> · \*\*(\d+)(\??)\*\*")
 
 
 async def answer(handle: InteractionHandle) -> Callback:
-    """The bot's answer as one callback: a deferred ("thinking") one is followed to the
-    message that resolved it (slow commands such as /stats and /claim answer that way)."""
-    callback = await handle.wait_initial(TIMEOUT)
-    if callback.type != 5:
-        return callback
-    msg = await handle.wait_original(timeout=TIMEOUT)
-    return Callback(
-        4,
-        {"content": msg.content, "embeds": msg.embeds, "flags": msg.flags},
-        [CallbackFile(a.filename, a.data, a.content_type) for a in msg.attachments],
-    )
+    return await final_callback(handle)
 
 
 async def play_and_resign(

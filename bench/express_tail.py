@@ -79,10 +79,14 @@ class Slowest:
         self.seen: set[str] = set()
         self.count = 0
         self.times: list[float] = []
+        self.by_source: dict[str, Slowest] = {}
 
     def add(self, ms: float, plays: int, line: str, source: str) -> None:
         self.count += 1
         self.times.append(ms)
+        kind = source.split()[0]
+        if self.top > 5:  # the few slowest of each source too (games, forced, ...)
+            self.by_source.setdefault(kind, Slowest(5)).add(ms, plays, line, source)
         if line in self.seen:
             return
         if len(self.heap) < self.top:
@@ -337,6 +341,10 @@ def report(slowest: Slowest, games: int, decisions: int, started: float, partial
     if not partial:
         for ms, line, plays, source in slowest.ranked()[:25]:
             print(f"  {ms:8.1f} ms {plays:>4} plays  {source:<14} {line}")
+        for kind, tops in sorted(slowest.by_source.items()):
+            print(f"slowest from {kind}:")
+            for ms, line, plays, source in tops.ranked():
+                print(f"  {ms:8.1f} ms {plays:>4} plays  {source:<14} {line}")
 
 
 def read_lines(path: str) -> list[str]:

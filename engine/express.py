@@ -722,6 +722,14 @@ class _Frozen:
             if self.witness(state, left, bound):
                 self._remember(key, bound, True)
                 return bound
+            # No witness: a plain search, cheap per position, often finds the run quickly;
+            # within a budget, else the bounded search below.
+            try:
+                exact = self._plain(state, left, bound, [PLAIN_BUDGET])
+            except _OverBudget:
+                pass
+            else:
+                return exact
         die = _ALL_NUMBERS[-left]
         rest = left - 1
         blocked = self.blocked
@@ -777,11 +785,59 @@ class _Frozen:
         self._remember(key, upper, False)
         return upper
 
+    def _plain(self, state: int, left: int, enough: int, budget: list[int]) -> int:
+        """The run by a plain depth-first search (no bounds), stopping once it reaches
+        ``enough`` (an upper bound); raises ``_OverBudget`` after ``budget[0]`` positions."""
+        if left == 0:
+            return 0
+        key = state << 5 | left
+        known = self.memo.get(key)
+        if known is not None and known & 1:
+            return known >> 1
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OverBudget
+        die = _ALL_NUMBERS[-left]
+        rest = left - 1
+        blocked = self.blocked
+        high = ((state.bit_length() + 3) >> 2) - 1
+        top = high if high > self.covered_high else self.covered_high
+        best = 0
+        for src in range(high, 0, -1):
+            if not (state >> 4 * src) & 15:
+                continue
+            dst = src - die
+            if dst >= 1:
+                if blocked[dst]:
+                    continue
+                child = state - (1 << 4 * src) + (1 << 4 * dst)
+            elif top <= 6 and (dst == 0 or src == top):
+                child = state - (1 << 4 * src)
+                if not child and self.can_win:
+                    best = left  # the 15th checker off: the whole run
+                    break
+            else:
+                continue
+            run = 1 + self._plain(child, rest, rest, budget)
+            if run > best:
+                best = run
+                if best >= enough:
+                    break
+        self._remember(key, best, True)
+        return best
+
     def _remember(self, key: int, value: int, exact: bool) -> None:
         if len(self.memo) >= MEMO_LIMIT:
             self.memo.clear()
         self.memo[key] = 2 * value + exact
 
+
+class _OverBudget(Exception):
+    """``_Frozen._plain`` visited its budget of positions."""
+
+
+#: Positions a plain search may visit where the witness fails (a few milliseconds).
+PLAIN_BUDGET = 3000
 
 _FROZEN: dict[tuple[int, int, bool], _Frozen] = {}
 #: Five points' flags per five bits of a mask (builds ``_Frozen.blocked`` from a mask).

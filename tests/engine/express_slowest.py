@@ -62,4 +62,11 @@ SLOWEST = (
     # hill-climbed, nothing covered: 375 plays, 0.4 s then
     "blocking-express | 23:X1 18:X1 15:X1 11:X1 10:X1 9:X1 8:X2 7:X1 4:X3 2:O1 1:O1 | bar 0/0 "
     "| res 0/0 | off 3/13 | 11",
+    # hill-climbed, points 1, 2 and 5 blocked: 61 plays, 1.2 s with the witness alone (the
+    # bound is the run but no split of it plays in order: a plain search finds the run)
+    "blocking-express | 24:O1 18:X2 13:X1 11:X1 7:X2 6:O2+X2 5:O1 4:X2+O2+X1 3:X3+O2+X1 2:O1 "
+    "1:O1 | bar 0/0 | res 0/0 | off 0/5 | 11",
+    # the same family: 47 plays, 1.1 s with the witness alone
+    "blocking-express | 24:O1 18:X1 15:X1 11:X2 10:X1 7:X1 6:O2+X3 5:O1 4:X2+O2 3:X2 2:O1 1:O1 "
+    "| bar 0/0 | res 0/0 | off 2/7 | 11",
 )

@@ -385,7 +385,11 @@ async def measure_answers(
 
 
 async def measure_computer_load(
-    fake: FakeDiscord, db: Database, args: argparse.Namespace, rng: random.Random
+    fake: FakeDiscord,
+    db: Database,
+    args: argparse.Namespace,
+    rng: random.Random,
+    side: Side | None = None,
 ) -> None:
     """Human games' /move latency without and with games against the computer in progress,
     in four phases A B B A on the same human games (so that a drift of the machine's load
@@ -425,10 +429,15 @@ async def measure_computer_load(
             )
             for i in range(args.computer if with_computer else 0)
         ]
+        cpu_before = cpu_seconds(side) if side is not None else None
         results = await asyncio.gather(*humans, *computers)
         latencies = [x for lat in results[:games] if lat for x in lat]
         (loaded if with_computer else alone).extend(latencies)
-        report(f"phase {phase} ({'B' if with_computer else 'A'})", latencies)
+        cpu = ""
+        if side is not None and cpu_before is not None:
+            used = [b - a for a, b in zip(cpu_before, cpu_seconds(side), strict=True)]
+            cpu = f"   CPU s: bot {used[0]:.1f}, its workers {used[1]:.1f}"
+        report(f"phase {phase} ({'B' if with_computer else 'A'})", latencies, cpu)
     report("A: humans alone", alone)
     report(f"B: with {args.computer} vs computer", loaded)
     if alone and loaded:
@@ -605,7 +614,7 @@ async def main() -> None:
             if "answers" in modes:
                 await measure_answers(sides[0].fake, sides[0].db, args, rng)
             if "computer" in modes:
-                await measure_computer_load(sides[0].fake, sides[0].db, args, rng)
+                await measure_computer_load(sides[0].fake, sides[0].db, args, rng, sides[0])
             if "humans" not in modes:
                 return
             if args.baseline_rev:

@@ -6,8 +6,9 @@ bot that still slows every other player's command. The pool keeps ``workers`` pr
 (``spawn``: no copy of the bot's threads or sockets), each with a socket to the bot read by the
 event loop itself (asyncio streams, no helper threads). Jobs wait in two lanes: ``urgent``
 (boards of games between people) and ``background`` (games against the computer, charts); a
-free worker always takes an urgent job first. Each worker holds at most ``DEPTH`` jobs, so a
-worker starts its next picture while the bot is still busy reading the previous one.
+free worker always takes an urgent job first, and a background job only goes to an idle
+worker. Each worker holds at most ``DEPTH`` jobs, so a worker starts its next picture while
+the bot is still busy reading the previous one.
 
 Workers die with the bot: :meth:`RenderPool.close` stops them, and should the bot die without
 closing (SIGTERM, SIGKILL, a crash) each worker notices at once (Linux ``PR_SET_PDEATHSIG``),
@@ -305,6 +306,11 @@ class RenderPool:
             free = [
                 w for w in self._slots if w is not None and not w.dead and len(w.in_flight) < DEPTH
             ]
+            if not self._urgent:
+                # A background picture (a game against the computer, a chart) only goes to an
+                # idle worker: a board of a game between people then waits behind one of
+                # them at most, never behind a queue of them.
+                free = [w for w in free if not w.in_flight]
             if not free:
                 return
             worker = min(free, key=lambda w: len(w.in_flight))

@@ -52,18 +52,30 @@ def _cell(decision: Decision) -> str:
     return ""  # roll (written with the play), resign, claim: the result line says it
 
 
-def _rows(cells: Sequence[tuple[int, str]]) -> list[str]:
-    """Numbered rows, each the left (seat 0) then the right (seat 1) player's action."""
+def _rows(cells: Sequence[tuple[int, str]], wins: tuple[int, str] | None = None) -> list[str]:
+    """Numbered rows, each the left (seat 0) then the right (seat 1) player's action, then the
+    result line ``wins`` (seat, text) in the winner's column. A right-hand winner whose row
+    still has room (the left player dropped) wins on that row, as gnubg writes it: on a line of
+    its own there, gnubg's reader takes it for a new double and ends the match early."""
     rows: list[tuple[str, str | None]] = []
     for seat, text in cells:
         if seat == 1 and rows and rows[-1][1] is None:
             rows[-1] = (rows[-1][0], text)
         else:
             rows.append((text, None) if seat == 0 else ("", text))
+    result_line = None
+    if wins is not None:
+        seat, text = wins
+        if seat == 1 and rows and rows[-1][1] is None:
+            rows[-1] = (rows[-1][0], text)
+        else:
+            result_line = " " * (5 if seat == 0 else 5 + CELL + 1) + text
     out = []
     for n, (left, right) in enumerate(rows, start=1):
         line = f"{n:3d}) {left:<{CELL}} {right}" if right is not None else f"{n:3d}) {left}"
         out.append(line.rstrip())
+    if result_line is not None:
+        out.append(result_line)
     return out
 
 
@@ -94,15 +106,14 @@ def export_mat(
         header = f" {names[0]} : {score[0]}".ljust(NAME_COLUMN - 1)
         lines += ["", f" Game {number}", f"{header} {names[1]} : {score[1]}"]
         cells = [(d.seat, _cell(d)) for d in game]
-        rows = _rows([(seat, text) for seat, text in cells if text])
-        lines += rows
         end = game[-1].after
         result = end.result
+        wins = None
         if result is not None and result.winner is not None and end.game_number == number:
             points = f"{result.points} point{'s' if result.points != 1 else ''}"
             match = " and the match" if end.match_winner is not None and length else ""
-            pad = " " * (5 if result.winner == 0 else 5 + CELL + 1)
-            lines.append(f"{pad} Wins {points}{match}")
+            wins = (result.winner, f" Wins {points}{match}")
+        lines += _rows([(seat, text) for seat, text in cells if text], wins)
     return "\n".join(lines) + "\n"
 
 

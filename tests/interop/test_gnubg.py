@@ -91,12 +91,17 @@ def _import(tmp_path: Path, text: str, capfd: pytest.CaptureFixture[str]) -> dic
 
 
 @pytest.mark.parametrize(
-    ("seed", "length", "names"),
+    ("seed", "length", "names", "offers"),
     [
-        (21, 7, ("Alice Smith", "Bob")),
-        (22, 1, ("Zoë: the 1st", "Ann")),  # a colon cannot stand in a .mat name
-        (23, 5, ("Sam", "Sam")),
-        (24, 11, ("Ann", "Bo")),
+        (21, 7, ("Alice Smith", "Bob"), False),
+        (22, 1, ("Zoë: the 1st", "Ann"), False),  # a colon cannot stand in a .mat name
+        (23, 5, ("Sam", "Sam"), False),
+        (24, 11, ("Ann", "Bo"), False),
+        # The right-hand player wins on the left one's drop: gnubg ended these matches after
+        # that game while the result stood on a line of its own.
+        (32, 7, ("Alice Smith", "Bob"), False),
+        (38, 7, ("Alice Smith", "Bob"), False),
+        (21, 7, ("Alice Smith", "Bob"), True),  # offers to resign: accepted, rejected, withdrawn
     ],
 )
 def test_exported_match_is_read_back_by_gnubg_move_for_move(
@@ -105,8 +110,11 @@ def test_exported_match_is_read_back_by_gnubg_move_for_move(
     seed: int,
     length: int,
     names: tuple[str, str],
+    offers: bool,
 ) -> None:
-    final = random_match("classic", seed, names=names, length=length, max_actions=2500)
+    final = random_match(
+        "classic", seed, names=names, length=length, max_actions=2500, offers=offers
+    )
     decisions = replay(final)
     match = _import(tmp_path, export_mat(final), capfd)
     info = match["match-info"]

@@ -34,6 +34,7 @@ from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
 from render.chart import render_win_chart
 from render.game_scene import chain_text, roll_text
+from render.pool import background_worker_init
 from render.replay import MAX_BYTES, render_replay_json
 from storage import Game
 
@@ -83,7 +84,10 @@ class Coach(commands.Cog):
         if self._renderer is None:
             context = multiprocessing.get_context("spawn")
             self._renderer = ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=os.nice, initargs=(10,)
+                max_workers=1,
+                mp_context=context,
+                initializer=background_worker_init,
+                initargs=(os.getpid(), 10),
             )
         return self._renderer
 

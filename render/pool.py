@@ -76,6 +76,15 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def background_worker_init(parent: int, niceness: int) -> None:
+    """Initializer for a ``concurrent.futures`` process pool of the bot (long replays): the
+    same death guarantee as the pool's own workers, at a lower CPU priority. Without it such a
+    worker, blocked on a queue whose write end it holds itself, outlives a killed bot forever."""
+    _die_with_parent(parent)
+    with contextlib.suppress(OSError):
+        os.nice(niceness)
+
+
 def _warm() -> None:
     from render.board import warm_up
 

@@ -145,3 +145,40 @@ def test_no_worker_outlives_its_parent(sig: signal.Signals) -> None:
     finally:
         parent.kill()
         parent.wait()
+
+
+EXECUTOR_PARENT = textwrap.dedent(
+    """
+    import multiprocessing, os, time
+    from concurrent.futures import ProcessPoolExecutor
+    from render.pool import background_worker_init
+
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=background_worker_init,
+        initargs=(os.getpid(), 10),
+    )
+    print(pool.submit(os.getpid).result(), pool.submit(os.nice, 0).result(), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_replay_executor_worker_dies_with_its_parent(sig: signal.Signals) -> None:
+    """The long-render executor's worker (``/replay``): a plain ProcessPoolExecutor worker
+    blocks forever on its call queue once the bot is killed; the initializer prevents that."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", EXECUTOR_PARENT], stdout=subprocess.PIPE, cwd=ROOT
+    )
+    try:
+        assert parent.stdout is not None
+        pid, niceness = (int(x) for x in parent.stdout.readline().split())
+        assert alive(pid) and niceness >= 10
+        parent.send_signal(sig)
+        parent.wait(timeout=10)
+        assert wait_gone([pid]) == []
+    finally:
+        parent.kill()
+        parent.wait()

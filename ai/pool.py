@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import itertools
 import logging
 import multiprocessing
 import os
 import random
 import signal
-import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,11 +31,10 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ai.types import STRONGEST, MatchContext, RankedPlay
+from child_process import bare_main, die_with_parent
 from engine import Dice, Play, Position, Variant, legal_plays, parse_play
 
 log = logging.getLogger(__name__)
-
-_PR_SET_PDEATHSIG = 1
 
 
 class PoolError(Exception):
@@ -89,23 +85,6 @@ class ReviewItem:
 
 
 # --- the worker process ------------------------------------------------------------------------
-
-
-def _die_with_parent(parent: int) -> None:
-    """Make sure this worker never outlives the bot."""
-    with contextlib.suppress(Exception):  # Linux only; the watch below covers the rest
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before the death signal was armed
-        os._exit(0)
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _rank(job: dict[str, Any]) -> list[RankedPlay]:
@@ -181,7 +160,7 @@ def _handle(kind: str, job: dict[str, Any]) -> Any:
 
 
 def _worker_main(conn: Connection, parent: int, warm: bool, niceness: int = 0) -> None:
-    _die_with_parent(parent)
+    die_with_parent(parent)
     if niceness > 0:
         # Below the bot from the first instruction on (a replaced worker too): on a small
         # machine the bot's replies come first, the computer thinks with what is left.
@@ -241,25 +220,6 @@ def _single_threaded_numerics() -> Iterator[None]:
     finally:
         for name in added:
             os.environ.pop(name, None)
-
-
-@contextlib.contextmanager
-def _bare_main() -> Iterator[None]:
-    """Start a ``spawn`` child without re-running the parent's main script in it.
-
-    ``spawn`` re-imports the script the parent was started as (for ``python bot.py``: discord,
-    aiohttp, every cog, ~30 MB per worker) unless it was run with ``-m``; a worker needs none
-    of it, so the script's path is hidden while the child is prepared."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if main is None or path is None or getattr(main, "__spec__", None) is not None:
-        yield
-        return
-    del main.__file__
-    try:
-        yield
-    finally:
-        main.__file__ = path
 
 
 @dataclass(slots=True)
@@ -366,7 +326,7 @@ class AIPool:
             name="ai-worker",
             daemon=True,
         )
-        with _bare_main(), _single_threaded_numerics():
+        with bare_main(), _single_threaded_numerics():
             process.start()
         child_end.close()
         slot.process, slot.conn, slot.ready = process, parent_end, False

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -28,18 +27,17 @@ import pickle
 import signal
 import socket
 import struct
-import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from child_process import bare_main, die_with_parent
+
 log = logging.getLogger(__name__)
 
-_PR_SET_PDEATHSIG = 1
 #: Jobs sent to one worker before its first reply came back.
 DEPTH = 2
 #: A job not answered within this many seconds means a hung worker: it is killed and replaced.
@@ -59,28 +57,11 @@ class RenderPoolClosed(RenderError):
 # --- the worker process ------------------------------------------------------------------------
 
 
-def _die_with_parent(parent: int) -> None:
-    """Make sure this worker never outlives the bot."""
-    with contextlib.suppress(Exception):  # Linux only; the watch below covers the rest
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before the death signal was armed
-        os._exit(0)
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 def background_worker_init(parent: int, niceness: int) -> None:
     """Initializer for a ``concurrent.futures`` process pool of the bot (long replays): the
     same death guarantee as the pool's own workers, at a lower CPU priority. Without it such a
     worker, blocked on a queue whose write end it holds itself, outlives a killed bot forever."""
-    _die_with_parent(parent)
+    die_with_parent(parent)
     with contextlib.suppress(OSError):
         os.nice(niceness)
 
@@ -94,7 +75,7 @@ def _warm() -> None:
 
 
 def _worker_main(conn: Connection, parent: int, niceness: int) -> None:
-    _die_with_parent(parent)
+    die_with_parent(parent)
     # Ctrl-C in a terminal reaches the whole process group: the bot decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -120,25 +101,6 @@ def _worker_main(conn: Connection, parent: int, niceness: int) -> None:
 
 
 # --- the pool (event-loop side) ----------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _bare_main() -> Iterator[None]:
-    """Start a ``spawn`` child without re-running the parent's main script in it.
-
-    ``spawn`` re-imports the script the parent was started as (for ``python bot.py``: discord,
-    aiohttp, every cog, ~30 MB per worker) unless it was run with ``-m``; a worker needs none
-    of it, so the script's path is hidden while the child is prepared."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if main is None or path is None or getattr(main, "__spec__", None) is not None:
-        yield
-        return
-    del main.__file__
-    try:
-        yield
-    finally:
-        main.__file__ = path
 
 
 @dataclass(eq=False)
@@ -240,7 +202,7 @@ class RenderPool:
                 name="render-worker",
                 daemon=True,
             )
-            with _bare_main():
+            with bare_main():
                 process.start()
             child_end.close()
             sock = socket.socket(fileno=os.dup(parent_end.fileno()))

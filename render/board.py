@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 from render import layout as L
 from render import sprites
 from render import text as T
+from render.png import encode_palette_png
 from render.scene import BoardScene
 from render.theme import RGB, Theme, get_theme
 
@@ -29,7 +30,8 @@ _BAR_ONLY = frozenset({"classic", "neverfinishing", "pin", "pin-mother"})
 #: edges between them, so a fixed 256-colour palette per theme (built once from sample boards)
 #: loses nothing visible, while an RGB PNG is 3-4x larger and 5-10x slower to encode; mapping
 #: onto a known palette costs ~2 ms where adaptive quantisation costs 10-20 ms.
-#: zlib level 3 is the knee: higher levels cost several ms for a few KB.
+#: Palette boards are written by render.png (ISA-L deflate); COMPRESS_LEVEL is Pillow's zlib
+#: level for an RGB board (PALETTE_COLOURS = 0): level 3 is the knee there.
 PALETTE_COLOURS = 256
 COMPRESS_LEVEL = 3
 
@@ -526,10 +528,11 @@ def warm_up(themes: tuple[str, ...] = ("default", "high-contrast")) -> None:
 
 
 def encode_png(im: Image.Image, theme_name: str = "default") -> bytes:
-    """PNG bytes of a rendered board; see :data:`PALETTE_COLOURS` and :data:`COMPRESS_LEVEL`."""
-    out = io.BytesIO()
+    """PNG bytes of a rendered board; see :data:`PALETTE_COLOURS` and :mod:`render.png`."""
     if PALETTE_COLOURS:
         im = im.quantize(palette=palette(theme_name), dither=Image.Dither.NONE)
+        return encode_palette_png(im)
+    out = io.BytesIO()
     im.save(out, "PNG", compress_level=COMPRESS_LEVEL)
     return out.getvalue()
 

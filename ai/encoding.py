@@ -18,7 +18,10 @@ many points each side blocks in front of the other's rearmost checker, and the b
 to direct shots.
 
 Stack features are computed once per distinct stack string and looked up in a table, so a
-batch of positions costs 24 dictionary look-ups each plus vectorised numpy.
+batch of positions costs 24 dictionary look-ups each plus a fixed number of vectorised numpy
+calls for the whole batch (one decision's candidates in self-play): the table also holds, per
+stack, everything the globals derive from it (counts, presence, blocking, shooters, blots), so
+the globals are sums, maxima and two small matrix products over the batch's (n, 24) columns.
 
 Versions (``ENCODINGS``; weights record theirs and are refused when unknown): 1 is the board
 encoding above; 2 appends the hand evaluation's features (``ai.features``: both sides' rows and
@@ -63,9 +66,37 @@ def _hand_width() -> int:
     return 2 * N_SIDE + 1
 
 
-#: Columns of the per-stack auxiliary table (not network inputs; used for the globals).
-_AUX_ME, _AUX_OPP, _AUX_BLOCKS_OPP, _AUX_BLOCKS_ME, _AUX_BLOT_ME, _AUX_FREE_OPP = range(6)
-_AUX_WIDTH = 6
+#: Columns of the per-stack auxiliary table (not network inputs; used for the globals), all
+#: from the roller's side: checker counts, presence flags, which side blocks the point for the
+#: other, whether a side's free checkers there can shoot (the opponent's: the run on top is
+#: his; the roller's: he has checkers and the opponent no free ones), and exposed blots. Pairs
+#: that the globals treat alike are adjacent, so one numpy call covers both sides.
+(
+    _AUX_ME,
+    _AUX_OPP,
+    _AUX_HAS_ME,
+    _AUX_HAS_OPP,
+    _AUX_BLOCKS_OPP,
+    _AUX_BLOCKS_ME,
+    _AUX_SHOOTS_OPP,
+    _AUX_SHOOTS_ME,
+    _AUX_BLOT_ME,
+    _AUX_BLOT_OPP,
+) = range(10)
+_AUX_WIDTH = 10
+#: The scalars of a position (bar, reserve, off, unlocked: X's then O's) in the roller's order
+#: when O is on roll.
+_SWAP_SCALARS = np.array([1, 0, 3, 2, 5, 4, 7, 6], dtype=np.intp)
+_POINTS = np.arange(1, 25, dtype=np.float32)
+#: Point weights per side: the roller's pips and highest point, the opponent's pips and
+#: (25 minus) his lowest point.
+_SIDE_WEIGHTS = np.stack([_POINTS, 25.0 - _POINTS])
+#: Direct shots (``_exposure``): a blot on index j of the roller's is hit from the opponent's
+#: shooters on j-6..j-1; the opponent's blot on j from the roller's on j+1..j+6.
+_band = np.array([[1.0 if j - 6 <= i <= j - 1 else 0.0 for j in range(24)] for i in range(24)])
+_SHOT_WINDOWS = np.stack([_band, _band.T]).astype(np.float32)
+del _band
+_DIVISORS = np.array([4.0, 4.0, NUM_CHECKERS, NUM_CHECKERS, NUM_CHECKERS, NUM_CHECKERS], np.float32)
 
 _GLOBALS = (
     "bar_me>0",
@@ -136,7 +167,7 @@ class Encoder:
         self._feat: list[list[float]] = [[0.0] * self.point_width]
         self._aux: list[list[float]] = [[0.0] * _AUX_WIDTH]
         self._table = np.zeros((0, self.point_width), dtype=np.float32)
-        self._aux_table = np.zeros((0, _AUX_WIDTH), dtype=np.float32)
+        self._aux_table = np.zeros((_AUX_WIDTH, 0), dtype=np.float32)
         # Dutch's is_open reads the unlock flags: with both unlocked a lone checker is a blot.
         self._probe = Position(self.variant, ("",) * 25, unlocked=(True, True))
         self._row("")
@@ -172,13 +203,18 @@ class Encoder:
             feat += [float(me_all == 1), float(opp_all == 1)]
         rules, probe = self.rules, self._probe
         swapped = swap_colours(stack)
+        blocks_me = bool(stack) and not rules.is_open(probe, stack)
         aux = [
             float(me_all),
             float(opp_all),
+            float(me_all > 0),
+            float(opp_all > 0),
             float(bool(stack) and not rules.is_open(probe, swapped)),
-            float(bool(stack) and not rules.is_open(probe, stack)),
+            float(blocks_me),
+            float(opp_free > 0),
+            float(me_all > 0 and opp_free == 0),
             float(rules.is_blot(swapped)),
-            float(opp_free),
+            float(rules.blot_effect is not None and stack == O and not blocks_me),
         ]
         return feat, aux
 
@@ -198,9 +234,11 @@ class Encoder:
         return row
 
     def _tables(self) -> tuple[FloatArray, FloatArray]:
+        """The per-stack inputs (stacks x point_width) and auxiliary columns (columns x stacks:
+        a look-up gives each column as one contiguous (n, 24) block)."""
         if len(self._table) != len(self._feat):
             self._table = np.array(self._feat, dtype=np.float32)
-            self._aux_table = np.array(self._aux, dtype=np.float32)
+            self._aux_table = np.ascontiguousarray(np.array(self._aux, dtype=np.float32).T)
         return self._table, self._aux_table
 
     # --- batches -----------------------------------------------------------------------------
@@ -212,120 +250,85 @@ class Encoder:
         (X) and O is on roll, so they are encoded from O's side (as ``pos.flip()`` would be).
         """
         n = len(positions)
-        rows = self._swapped_rows if opponent_on_roll else self._rows
-        lookup = self._swapped_row if opponent_on_roll else self._row
-        ids = np.empty((n, 24), dtype=np.intp)
-        scalars = np.empty((n, 8), dtype=np.float32)
-        for i, pos in enumerate(positions):
-            pts = pos.points
-            if opponent_on_roll:
-                # O's point q is X's point 25 - q, with the colours swapped (by the table).
-                stacks = pts[24:0:-1]
-                a, b = 1, 0
-            else:
-                stacks = pts[1:]
-                a, b = 0, 1
-            ids[i] = [rows.get(stack) or lookup(stack) for stack in stacks]
-            scalars[i] = (
-                pos.bar[a],
-                pos.bar[b],
-                pos.reserve[a],
-                pos.reserve[b],
-                pos.off[a],
-                pos.off[b],
-                pos.unlocked[a],
-                pos.unlocked[b],
-            )
+        if opponent_on_roll:
+            # O's point q is X's point 25 - q, with the colours swapped (by the table).
+            rows, lookup, first, stop, step = self._swapped_rows, self._swapped_row, 24, 0, -1
+        else:
+            rows, lookup, first, stop, step = self._rows, self._row, 1, 25, 1
+        try:
+            flat = [rows[s] for pos in positions for s in pos.points[first:stop:step]]
+        except KeyError:  # a stack not seen before: add it to the tables
+            flat = [
+                rows.get(s) or lookup(s) for pos in positions for s in pos.points[first:stop:step]
+            ]
+        ids = np.array(flat, dtype=np.intp).reshape(n, 24)
+        scalars = np.array(
+            [(*p.bar, *p.reserve, *p.off, *p.unlocked) for p in positions], dtype=np.float32
+        ).reshape(n, 8)
+        if opponent_on_roll:
+            scalars = scalars[:, _SWAP_SCALARS]
         table, aux_table = self._tables()
-        board = table[ids].reshape(n, 24 * self.point_width)
-        aux = aux_table[ids]  # (n, 24, aux)
-        out = np.concatenate([board, self._globals(scalars, aux)], axis=1)
+        out = np.empty((n, self.width), dtype=np.float32)
+        board = self.board_width - len(_GLOBALS)
+        out[:, :board] = table[ids].reshape(n, board)
+        self._globals(scalars, aux_table[:, ids], out[:, board : self.board_width])
         if self.extras:
             moved = list(positions) if opponent_on_roll else [p.flip() for p in positions]
-            columns = [out]
+            col = self.board_width
             for features, width in self.extras:
                 got = features(self.rules, moved)
                 if got.shape != (n, width):
                     raise ValueError(f"extra features gave {got.shape}, not {(n, width)}")
-                columns.append(got.astype(np.float32))
-            out = np.concatenate(columns, axis=1)
+                out[:, col : col + width] = got
+                col += width
         return out
 
-    def _globals(self, s: FloatArray, aux: FloatArray) -> FloatArray:
+    def _globals(self, s: FloatArray, aux: FloatArray, g: FloatArray) -> None:
+        """Writes the globals (``_GLOBALS`` order) into ``g`` (n, len(_GLOBALS)).
+
+        ``s``: the scalars (n, 8) from the roller's side; ``aux``: the auxiliary columns of
+        every point (columns, n, 24). Every value is a small integer before its final scaling,
+        so sums in any order are exact.
+        """
         n = len(s)
-        bar_me, bar_opp, res_me, res_opp, off_me, off_opp = (s[:, k] for k in range(6))
-        me = aux[:, :, _AUX_ME]
-        opp = aux[:, :, _AUX_OPP]
-        points = np.arange(1, 25, dtype=np.float32)
-        waiting_me = bar_me + res_me
-        waiting_opp = bar_opp + res_opp
-        pips_me = me @ points + 25.0 * waiting_me
-        pips_opp = opp @ points[::-1] + 25.0 * waiting_opp
-        # Rearmost checkers in the roller's numbering: his highest point (25 if waiting) and
-        # the opponent's lowest (0 if waiting: he enters into the roller's home board).
-        has_me = me > 0
-        has_opp = opp > 0
-        back_me = np.where(has_me.any(1), 24 - np.argmax(has_me[:, ::-1], axis=1), 0)
-        back_me = np.where(waiting_me > 0, 25, back_me).astype(np.float32)
-        back_opp = np.where(has_opp.any(1), 1 + np.argmax(has_opp, axis=1), 25)
-        back_opp = np.where(waiting_opp > 0, 0, back_opp).astype(np.float32)
-        contact = (back_me > back_opp).astype(np.float32)
-        home_me = (back_me <= 6).astype(np.float32)
-        home_opp = (back_opp >= 19).astype(np.float32)
+        # Bar, reserve and borne-off checkers: a flag and a share each, then the unlock flags.
+        g[:, 0:12:2] = s[:, :6] > 0
+        g[:, 1:12:2] = s[:, :6] / _DIVISORS
+        g[:, 12:14] = s[:, 6:8]
+        waiting = s[:, 0:2] + s[:, 2:4]  # (n, 2): the roller's, the opponent's
+        # Pips, and the rearmost checkers in the roller's numbering: his highest point (25 if
+        # waiting) and the opponent's lowest (0 if waiting: he enters into the roller's home
+        # board; 25 if he has no checker on the board).
+        pips = np.matmul(aux[_AUX_ME : _AUX_OPP + 1], _SIDE_WEIGHTS[:, :, None])[:, :, 0]
+        pips_me = pips[0] + 25.0 * waiting[:, 0]
+        pips_opp = pips[1] + 25.0 * waiting[:, 1]
+        extreme = (aux[_AUX_HAS_ME : _AUX_HAS_OPP + 1] * _SIDE_WEIGHTS[:, None, :]).max(axis=2)
+        back_me = np.where(waiting[:, 0] > 0, 25.0, extreme[0]).astype(np.float32)
+        back_opp = np.where(waiting[:, 1] > 0, 0.0, 25.0 - extreme[1]).astype(np.float32)
+        g[:, 14] = pips_me / 200.0
+        g[:, 15] = pips_opp / 200.0
+        g[:, 16] = (pips_opp - pips_me) / 50.0
+        g[:, 17] = back_me > back_opp
+        g[:, 18] = back_me <= 6
+        g[:, 19] = back_opp >= 19
         if self.variant == "pin-mother":
-            mother_me = np.minimum(me[:, 23], 2.0) / 2.0
-            mother_opp = np.minimum(opp[:, 0], 2.0) / 2.0
+            g[:, 20] = np.minimum(aux[_AUX_ME][:, 23], 2.0) / 2.0
+            g[:, 21] = np.minimum(aux[_AUX_OPP][:, 0], 2.0) / 2.0
         else:
-            mother_me = mother_opp = np.zeros(n, dtype=np.float32)
-        blocks_opp = aux[:, :, _AUX_BLOCKS_OPP]
-        blocks_me = aux[:, :, _AUX_BLOCKS_ME]
-        prime_me = _longest_run(blocks_opp) / 6.0
-        prime_opp = _longest_run(blocks_me) / 6.0
-        idx = np.arange(24)[None, :]
+            g[:, 20:22] = 0.0
+        blocks = aux[_AUX_BLOCKS_OPP : _AUX_BLOCKS_ME + 1]  # the roller's points, the opponent's
+        g[:, 22:24] = (_longest_run(blocks.reshape(2 * n, 24)).reshape(2, n) / 6.0).T
         # Points the roller blocks that the opponent's rearmost checker still has to pass.
-        ahead_of_opp = (blocks_opp * (idx + 1 > back_opp[:, None])).sum(1) / 6.0
-        ahead_of_me = (blocks_me * (idx + 1 < back_me[:, None])).sum(1) / 6.0
-        exposed_me, shots_me = _exposure(aux[:, :, _AUX_BLOT_ME], aux[:, :, _AUX_FREE_OPP])
-        # The opponent's blots, mirrored into his numbering, against the roller's free
-        # checkers (blot/free flags of the roller's side read from the other columns).
-        blot_opp = ((opp == 1) & (me == 0) & (aux[:, :, _AUX_BLOCKS_ME] == 0)).astype(np.float32)
-        if not self.rules.blot_effect:
-            blot_opp = np.zeros_like(blot_opp)
-        free_me = np.where(aux[:, :, _AUX_FREE_OPP] == 0, me, 0.0)
-        exposed_opp, shots_opp = _exposure(blot_opp[:, ::-1], free_me[:, ::-1])
-        cols = [
-            (bar_me > 0),
-            bar_me / 4.0,
-            (bar_opp > 0),
-            bar_opp / 4.0,
-            (res_me > 0),
-            res_me / NUM_CHECKERS,
-            (res_opp > 0),
-            res_opp / NUM_CHECKERS,
-            (off_me > 0),
-            off_me / NUM_CHECKERS,
-            (off_opp > 0),
-            off_opp / NUM_CHECKERS,
-            s[:, 6],
-            s[:, 7],
-            pips_me / 200.0,
-            pips_opp / 200.0,
-            (pips_opp - pips_me) / 50.0,
-            contact,
-            home_me,
-            home_opp,
-            mother_me,
-            mother_opp,
-            prime_me,
-            prime_opp,
-            ahead_of_opp,
-            ahead_of_me,
-            exposed_me,
-            shots_me,
-            exposed_opp,
-            shots_opp,
-        ]
-        return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
+        ahead_of_opp = (blocks[0] * (_POINTS[None, :] > back_opp[:, None])).sum(1)
+        ahead_of_me = (blocks[1] * (_POINTS[None, :] < back_me[:, None])).sum(1)
+        g[:, 24] = ahead_of_opp / 6.0
+        g[:, 25] = ahead_of_me / 6.0
+        # Blots exposed to direct shots: the roller's to the opponent's free checkers, and the
+        # opponent's to the roller's.
+        window = np.matmul(aux[_AUX_SHOOTS_OPP : _AUX_SHOOTS_ME + 1], _SHOT_WINDOWS)
+        blots = aux[_AUX_BLOT_ME : _AUX_BLOT_OPP + 1]
+        g[:, 26:30:2] = ((blots * (window > 0)).sum(2) / 3.0).T
+        g[:, 27:30:2] = ((blots * window).sum(2) / 6.0).T
 
 
 def _longest_run(flags: FloatArray) -> FloatArray:
@@ -334,23 +337,6 @@ def _longest_run(flags: FloatArray) -> FloatArray:
     # The run ending at j is j minus the last unset index up to j.
     last_gap = np.maximum.accumulate(np.where(flags > 0, -1, idx[None, :]), axis=1)
     return np.asarray((idx[None, :] - last_gap).max(axis=1), dtype=np.float32)
-
-
-def _exposure(blots: FloatArray, shooters: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Blots the opponent can hit with a single die, and how many of his direct shots there are.
-
-    In the roller's numbering the opponent moves upwards, so a blot on point ``p`` is shot at
-    from points ``p-6..p-1`` (his entering checkers count from point 0: not modelled).
-    ``blots``, ``shooters``: (n, 24) flags / checker counts.
-    """
-    present = (shooters > 0).astype(np.float32)
-    padded = np.concatenate([np.zeros((len(present), 6), dtype=np.float32), present], axis=1)
-    csum = np.concatenate([np.zeros((len(present), 1), dtype=np.float32), padded.cumsum(1)], 1)
-    # Shooter points among p-6..p-1 for each blot point p (index j = p-1).
-    window = csum[:, 6:30] - csum[:, 0:24]
-    shots = (blots * window).sum(1)
-    exposed = (blots * (window > 0)).sum(1)
-    return (exposed / 3.0).astype(np.float32), (shots / 6.0).astype(np.float32)
 
 
 __all__ = ["ENCODINGS", "ENCODING_VERSION", "Encoder", "ExtraFeatures", "hand_features"]

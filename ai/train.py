@@ -120,23 +120,68 @@ BASELINE_NAME = f"hand-{BASELINE}"
 
 
 class Learner:
-    """Online TD(λ) on one network; the traces are kept in seat 0's frame."""
+    """Online TD(λ) on one network; the traces are kept in seat 0's frame.
+
+    The eligibility traces are stored scaled: the true trace is ``self._scale * E``. Decaying
+    every trace by λ is then one multiplication of the scale instead of a pass over the
+    largest array (heads x hidden x inputs), and a new gradient is added as ``g / scale``; the
+    arrays are renormalised when the scale gets small (so they stay far from overflow). The
+    result is the plain scheme's up to float rounding.
+    """
+
+    #: Renormalise the traces when their scale falls below this (λ = 0.7: every ~77 steps).
+    RESCALE_BELOW = 2.0**-40
+    #: Trace entries smaller than this are dropped at a renormalisation.
+    NEGLIGIBLE = 2.0**-100
 
     def __init__(self, net: Network, alpha: float, lam: float) -> None:
         self.net = net
         self.alpha = np.float32(alpha)
-        self.lam = np.float32(lam)
+        self.lam = float(lam)
         self.perm, self.sign, self.offset = perspective_map(net.heads)
+        k = len(net.heads)
+        self._rows = np.arange(k)
         self.prev: FloatArray | None = None
+        self._scale = 1.0
+        self._trace: FloatArray = np.zeros((0, 0), np.float32)
+        self._e_w1: FloatArray = np.zeros((0, 0, 0), np.float32)
+        self._e_b1 = self._e_w2 = self._e_b2 = self._trace
+        self._offsets = (0, 0, 0)
         self.start_game()
 
     def start_game(self) -> None:
         k, h, i = len(self.net.heads), self.net.hidden, self.net.inputs
-        self.e_w1 = np.zeros((k, h, i), np.float32)
-        self.e_b1 = np.zeros((k, h), np.float32)
-        self.e_w2 = np.zeros((k, k, h), np.float32)
-        self.e_b2 = np.zeros((k, k), np.float32)
+        if self._e_w1.shape != (k, h, i):
+            # All four traces live in one (K, parameters) array, so decaying, clearing and
+            # applying them are one numpy call each; the names are views into it.
+            o1, o2, o3 = h * i, h * i + h, h * i + h + k * h
+            self._trace = np.zeros((k, o3 + k), np.float32)
+            self._e_w1 = self._trace[:, :o1].reshape(k, h, i)
+            self._e_b1 = self._trace[:, o1:o2]
+            self._e_w2 = self._trace[:, o2:o3].reshape(k, k, h)
+            self._e_b2 = self._trace[:, o3:]
+            self._offsets = (o1, o2, o3)
+        else:
+            self._trace.fill(0.0)
+        self._scale = 1.0
         self.prev = None
+
+    # The traces as the plain scheme holds them (for tests and inspection).
+    @property
+    def e_w1(self) -> FloatArray:
+        return np.asarray(self._scale * self._e_w1, np.float32)
+
+    @property
+    def e_b1(self) -> FloatArray:
+        return np.asarray(self._scale * self._e_b1, np.float32)
+
+    @property
+    def e_w2(self) -> FloatArray:
+        return np.asarray(self._scale * self._e_w2, np.float32)
+
+    @property
+    def e_b2(self) -> FloatArray:
+        return np.asarray(self._scale * self._e_b2, np.float32)
 
     def to_seat0(self, out: FloatArray, roller: int) -> FloatArray:
         if roller == 0:
@@ -150,22 +195,31 @@ class Learner:
             self._update(v0 - self.prev)
         net = self.net
         d = out * (1.0 - out)
-        gh = d[:, None] * net.w2 * (h * (1.0 - h))[None, :]  # (K, H)
-        g_w1 = gh[:, :, None] * x[None, None, :]
-        k = len(d)
-        g_w2 = np.zeros((k, k, net.hidden), np.float32)
-        g_w2[np.arange(k), np.arange(k)] = d[:, None] * h[None, :]
-        g_b2 = np.diag(d).astype(np.float32)
+        gh = d[:, None] * net.w2 * (h * (1.0 - h))[None, :]  # (K, H): d out_k / d z1
+        # Head k of seat 0's value is head perm[k] of the roller's, times sign[k].
         if roller == 1:
-            s = self.sign
-            g_w1, gh = s[:, None, None] * g_w1[self.perm], s[:, None] * gh[self.perm]
-            g_w2, g_b2 = s[:, None, None] * g_w2[self.perm], s[:, None] * g_b2[self.perm]
-        lam = self.lam
-        self.e_w1 *= lam
-        self.e_w1 += g_w1
-        self.e_b1 = lam * self.e_b1 + gh
-        self.e_w2 = lam * self.e_w2 + g_w2
-        self.e_b2 = lam * self.e_b2 + g_b2
+            cols = self.perm
+            gh, d = self.sign[:, None] * gh[cols], self.sign * d[cols]
+        else:
+            cols = self._rows
+        self._scale *= self.lam
+        if self._scale < self.RESCALE_BELOW:
+            trace = self._trace
+            trace *= np.float32(self._scale)
+            # What has decayed below any weight's rounding goes: subnormal floats would slow
+            # every later pass over the trace.
+            trace[np.abs(trace) < self.NEGLIGIBLE] = 0.0
+            self._scale = 1.0
+        inv = np.float32(1.0 / self._scale)
+        gh = gh * inv
+        # Most inputs are 0 (empty points' thermometers): only the others' columns change.
+        nz = np.flatnonzero(x)
+        self._e_w1[:, :, nz] += gh[:, :, None] * x[nz]
+        self._e_b1 += gh
+        # d out_k / d w2[k] = d_k * h (and only head k's own row): (K, K, H) with K entries.
+        d = d * inv
+        self._e_w2[self._rows, cols] += d[:, None] * h[None, :]
+        self._e_b2[self._rows, cols] += d
         self.prev = v0
 
     def finish(self, target0: FloatArray) -> None:
@@ -174,12 +228,14 @@ class Learner:
         self.prev = None
 
     def _update(self, delta: FloatArray) -> None:
-        a = self.alpha * delta.astype(np.float32)
+        a = (self.alpha * delta.astype(np.float32)) * np.float32(self._scale)
         net = self.net
-        net.w1 += np.tensordot(a, self.e_w1, axes=1)
-        net.b1 += a @ self.e_b1
-        net.w2 += np.tensordot(a, self.e_w2, axes=1)
-        net.b2 += a @ self.e_b2
+        o1, o2, o3 = self._offsets
+        change = a @ self._trace  # every parameter's change, in the traces' order
+        net.w1 += change[:o1].reshape(net.w1.shape)
+        net.b1 += change[o1:o2]
+        net.w2 += change[o2:o3].reshape(net.w2.shape)
+        net.b2 += change[o3:]
 
 
 def result_targets(heads: tuple[str, ...], result: GameResult) -> FloatArray:

@@ -95,6 +95,93 @@ def test_encoding_of_known_positions() -> None:
     assert row[enc_b.global_index("res_opp")] == pytest.approx(13 / 15)
 
 
+def _reference_globals(rules: Variant, pos: Position) -> dict[str, float]:
+    """The global inputs of one position (X on roll), point by point in plain Python: what the
+    vectorised encoder must reproduce."""
+    probe = Position(rules.id, ("",) * 25, unlocked=(True, True))
+    me = {p: pos.points[p].count("X") for p in range(1, 25)}
+    opp = {p: pos.points[p].count("O") for p in range(1, 25)}
+
+    def free(stack: str, colour: str) -> int:
+        return len(stack) - len(stack.rstrip(colour)) if stack.endswith(colour) else 0
+
+    swap = str.maketrans("XO", "OX")
+    pts = {p: pos.points[p] for p in range(1, 25)}
+    blocks_opp = {
+        p: bool(s) and not rules.is_open(probe, s.translate(swap)) for p, s in pts.items()
+    }
+    blocks_me = {p: bool(s) and not rules.is_open(probe, s) for p, s in pts.items()}
+    wait_me, wait_opp = pos.bar[0] + pos.reserve[0], pos.bar[1] + pos.reserve[1]
+    pips_me = sum(n * p for p, n in me.items()) + 25 * wait_me
+    pips_opp = sum(n * (25 - p) for p, n in opp.items()) + 25 * wait_opp
+    back_me = 25 if wait_me else max((p for p in me if me[p]), default=0)
+    back_opp = 0 if wait_opp else min((p for p in opp if opp[p]), default=25)
+
+    def longest(flags: dict[int, bool]) -> int:
+        best = run = 0
+        for p in range(1, 25):
+            run = run + 1 if flags[p] else 0
+            best = max(best, run)
+        return best
+
+    blot_me = {p: rules.is_blot(s.translate(swap)) for p, s in pts.items()}
+    shooter_opp = {p: free(s, "O") > 0 for p, s in pts.items()}
+    blot_opp = {
+        p: rules.blot_effect is not None and s == "O" and not blocks_me[p] for p, s in pts.items()
+    }
+    shooter_me = {p: me[p] > 0 and free(s, "O") == 0 for p, s in pts.items()}
+    # The opponent moves up in the roller's numbering: he shoots at p from p-6..p-1, the
+    # roller at the opponent's blot on p from p+1..p+6.
+    win_me = {p: sum(shooter_opp.get(q, False) for q in range(p - 6, p)) for p in pts}
+    win_opp = {p: sum(shooter_me.get(q, False) for q in range(p + 1, p + 7)) for p in pts}
+    mother = rules.id == "pin-mother"
+    return {
+        "bar_me": pos.bar[0] / 4,
+        "bar_opp>0": float(pos.bar[1] > 0),
+        "res_opp": pos.reserve[1] / 15,
+        "off_me": pos.off[0] / 15,
+        "unlocked_me": float(pos.unlocked[0]),
+        "unlocked_opp": float(pos.unlocked[1]),
+        "pips_me": pips_me / 200,
+        "pips_opp": pips_opp / 200,
+        "pip_lead": (pips_opp - pips_me) / 50,
+        "contact": float(back_me > back_opp),
+        "home_me": float(back_me <= 6),
+        "home_opp": float(back_opp >= 19),
+        "mother_me_home": min(me[24], 2) / 2 if mother else 0.0,
+        "mother_opp_home": min(opp[1], 2) / 2 if mother else 0.0,
+        "prime_me": longest(blocks_opp) / 6,
+        "prime_opp": longest(blocks_me) / 6,
+        "blocks_ahead_of_opp": sum(blocks_opp[p] and p > back_opp for p in pts) / 6,
+        "blocks_ahead_of_me": sum(blocks_me[p] and p < back_me for p in pts) / 6,
+        "exposed_me": sum(blot_me[p] and win_me[p] > 0 for p in pts) / 3,
+        "shots_on_me": sum(win_me[p] for p in pts if blot_me[p]) / 6,
+        "exposed_opp": sum(blot_opp[p] and win_opp[p] > 0 for p in pts) / 3,
+        "shots_on_opp": sum(win_opp[p] for p in pts if blot_opp[p]) / 6,
+    }
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_encoding_globals_match_a_point_by_point_computation(variant: str) -> None:
+    enc = Encoder(variant)
+    rules = get_variant(variant)
+    positions = game_positions(variant, 11, 400)
+    # Both sides on roll: the batch code reads the roller's and the opponent's columns alike.
+    batch = [*positions, *(p.flip() for p in positions)]
+    rows = enc.encode(batch)
+    seen = {name: set() for name in _reference_globals(rules, batch[0])}
+    for pos, row in zip(batch, rows, strict=True):
+        for name, value in _reference_globals(rules, pos).items():
+            assert row[enc.global_index(name)] == pytest.approx(value, abs=1e-6), (name, pos)
+            seen[name].add(round(value, 6))
+    # The sample exercises the features (not all zero), where the variant has them.
+    assert len(seen["pips_me"]) > 20 and len(seen["blocks_ahead_of_opp"]) > 1
+    if rules.blot_effect is not None:
+        assert len(seen["shots_on_me"]) > 1 and len(seen["shots_on_opp"]) > 1
+    if variant == "pin-mother":
+        assert len(seen["mother_me_home"]) > 1
+
+
 # --- network -------------------------------------------------------------------------------
 
 
@@ -151,6 +238,78 @@ def test_td_traces_are_the_output_gradients(roller: int) -> None:
         minus[k, j] -= eps
         numeric = (value(net.w1, plus) - value(net.w1, minus)) / (2 * eps)
         np.testing.assert_allclose(learner.e_w2[:, k, j], numeric, atol=2e-4)
+
+
+class PlainTD:
+    """TD(λ) written the textbook way (dense traces decayed every step): the reference for
+    ``Learner``, which stores its traces scaled and updates only the nonzero inputs' columns."""
+
+    def __init__(self, net: Network, alpha: float, lam: float) -> None:
+        self.net, self.alpha, self.lam = net, alpha, lam
+        self.perm, self.sign, self.offset = perspective_map(net.heads)
+        k, h, i = len(net.heads), net.hidden, net.inputs
+        self.e = [np.zeros(s) for s in ((k, h, i), (k, h), (k, k, h), (k, k))]
+        self.prev: np.ndarray | None = None
+
+    def step(self, x: np.ndarray, roller: int) -> None:
+        net = self.net
+        h, out = (a[0].astype(np.float64) for a in net.forward(x[None, :]))
+        v0 = out if roller == 0 else self.offset + self.sign * out[self.perm]
+        if self.prev is not None:
+            self.apply(v0 - self.prev)
+        k = len(out)
+        d = out * (1 - out)
+        gh = d[:, None] * net.w2 * (h * (1 - h))[None, :]
+        grads = [
+            gh[:, :, None] * x[None, None, :],
+            gh,
+            np.einsum("kj,kh->kjh", np.eye(k) * d[:, None], np.broadcast_to(h, (k, len(h)))),
+            np.diag(d),
+        ]
+        if roller == 1:
+            grads = [self.sign.reshape(-1, *([1] * (g.ndim - 1))) * g[self.perm] for g in grads]
+        self.e = [self.lam * e + g for e, g in zip(self.e, grads, strict=True)]
+        self.prev = v0
+
+    def apply(self, delta: np.ndarray) -> None:
+        a = self.alpha * delta
+        for w, e in zip((self.net.w1, self.net.b1, self.net.w2, self.net.b2), self.e, strict=True):
+            w += np.tensordot(a, e, axes=1).astype(np.float32)
+
+
+@pytest.mark.parametrize("variant", ["pin", "blocking", "dutch"])
+def test_td_learner_equals_the_plain_scheme(variant: str) -> None:
+    """Games long enough for several renormalisations of the scaled traces, both rollers,
+    a real encoding (mostly zero inputs): the same weights up to float rounding."""
+    enc = Encoder(variant)
+    net = Network.create(variant, enc.width, 16, seed=4)
+    ref = Network(variant, net.heads, net.w1.copy(), net.b1.copy(), net.w2.copy(), net.b2.copy())
+    learner, plain = Learner(net, alpha=0.1, lam=0.7), PlainTD(ref, alpha=0.1, lam=0.7)
+    rng = random.Random(8)
+    steps = 0
+    for _ in range(2):
+        state = GameState.new(variant, ("a", "b"), rng)
+        learner.start_game()
+        plain.e = [np.zeros_like(e) for e in plain.e]
+        plain.prev = None
+        while not state.is_over:
+            play = rng.choice(state.legal_plays())
+            x = enc.encode([play.after], opponent_on_roll=True)[0]
+            h, out = net.forward(x[None, :])
+            learner.step(x, h[0], out[0], 1 - state.mover)
+            plain.step(x, 1 - state.mover)
+            state = state._apply(play, rng, auto=False)
+            steps += 1
+        assert state.result is not None
+        target = result_targets(net.heads, state.result)
+        learner.finish(target)
+        plain.apply(target - plain.prev)
+    assert steps > 150
+    for name, w in net.arrays().items():
+        np.testing.assert_allclose(w, ref.arrays()[name], rtol=0, atol=2e-5, err_msg=name)
+    # ... and training moved them well beyond that tolerance.
+    fresh = Network.create(variant, enc.width, 16, seed=4)
+    assert np.abs(net.w1 - fresh.w1).max() > 2e-3
 
 
 def test_td_update_moves_the_value_towards_the_result() -> None:

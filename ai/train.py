@@ -38,9 +38,10 @@ from typing import Any
 import numpy as np
 
 from ai.encoding import ENCODING_VERSION, ENCODINGS, Encoder
+from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
-from ai.players import BASELINE, choose_play
+from ai.players import BASELINE, choose_play, level_spec
 from ai.types import MatchContext
 from engine import Dice, Play, Position, Variant, get_variant
 from engine.game import GameResult, GameState
@@ -110,7 +111,14 @@ def greedy_baseline(
     rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
 ) -> Play:
     """The benchmark's baseline: the greedy (0-ply) player on the hand evaluation."""
-    return choose_play(rules, pos, dice, level=BASELINE, rng=rng, match=ONE_POINT)
+    spec = level_spec(BASELINE)
+    if rules.has_cube or spec.search or spec.noise or spec.learned:
+        return choose_play(rules, pos, dice, level=BASELINE, rng=rng, match=ONE_POINT)
+    # What choose_play does at such a level (the first of the best plays by 0-ply equity), on
+    # the plays the game has already listed: it would list them twice more and value the
+    # stake of the position for noise and search it does not use.
+    equity, _ = evaluator_for(rules.id).evaluate(rules, [p.after for p in plays], ONE_POINT)
+    return plays[int(np.argmax(equity))]
 
 
 BASELINE_NAME = f"hand-{BASELINE}"

@@ -48,11 +48,12 @@ SEED = 20261124
 #: Runs inside a checkout (its directory first on the import path): only names that exist in
 #: every version of ai/train.py measured here.
 DRIVER = r"""
+# The ai package first, as `python -m ai.train` imports it: it sets numpy's thread limits.
+from ai.train import Learner, NetPlayer, load_checkpoint, self_play_game
+from ai.encoding import Encoder
 import hashlib, json, random, sys, time
 from pathlib import Path
 import numpy as np
-from ai.encoding import Encoder
-from ai.train import Learner, NetPlayer, load_checkpoint, self_play_game
 
 variant, source, games, seed, out = sys.argv[1:6]
 ck = load_checkpoint(Path(source), variant)

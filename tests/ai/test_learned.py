@@ -21,6 +21,7 @@ from ai.train import (
     COMMITTED_DIR,
     Learner,
     NetPlayer,
+    greedy_baseline,
     load_checkpoint,
     main,
     result_targets,
@@ -323,6 +324,27 @@ def test_td_update_moves_the_value_towards_the_result() -> None:
         learner.step(x, h[0], out[0], 0)
         learner.finish(result_targets(net.heads, GameResult(0, 1, "single")))
     assert float(net.evaluate(x[None, :])[0, 0]) > before + 0.05
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_progress_baseline_plays_as_the_benchmark_baseline(variant: str) -> None:
+    """The training's progress sample takes a shortcut to the greedy baseline's choice: it must
+    be the play choose_play makes at the baseline level, decision for decision."""
+    rules = get_variant(variant)
+    rng = random.Random(21)
+    compared = 0
+    while compared < 150:
+        state = GameState.new(variant, ("a", "b"), rng)
+        while not state.is_over and compared < 150:
+            plays = state.legal_plays()
+            dice = state.current_dice()
+            assert dice is not None
+            pos = state.position_for(state.mover)
+            if len(plays) > 1:
+                expected = choose_play(rules, pos, dice, level=BASELINE, match=MatchContext(1))
+                assert greedy_baseline(rules, pos, dice, plays, rng) == expected
+                compared += 1
+            state = state._apply(rng.choice(plays), rng, auto=False)
 
 
 def test_result_targets() -> None:

@@ -137,7 +137,8 @@ class Network:
         """Weights to ``path`` (.npz, float32) and metadata to the same name with .json."""
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        arrays = self.arrays()
+        # Contiguous copies: training keeps the weights as views into one parameter vector.
+        arrays = {k: np.ascontiguousarray(v) for k, v in self.arrays().items()}
         np.savez(tmp, w1=arrays["w1"], b1=arrays["b1"], w2=arrays["w2"], b2=arrays["b2"])
         tmp.replace(path)
         meta = {**self.meta, "variant": self.variant, "heads": list(self.heads)}

@@ -130,11 +130,19 @@ BASELINE_NAME = f"hand-{BASELINE}"
 class Learner:
     """Online TD(λ) on one network; the traces are kept in seat 0's frame.
 
-    The eligibility traces are stored scaled: the true trace is ``self._scale * E``. Decaying
-    every trace by λ is then one multiplication of the scale instead of a pass over the
-    largest array (heads x hidden x inputs), and a new gradient is added as ``g / scale``; the
-    arrays are renormalised when the scale gets small (so they stay far from overflow). The
-    result is the plain scheme's up to float rounding.
+    Done cheaply, with the plain scheme's result up to float rounding (a test compares):
+
+    * The network's four weight arrays become views into one parameter vector, and the four
+      eligibility traces are one (heads, parameters) array in the same order, so an update is
+      one matrix-vector product and one addition.
+    * The traces are stored scaled: the true trace is ``self._scale * E``. Decaying them by λ
+      is one multiplication of the scale instead of a pass over the largest array (heads x
+      hidden x inputs); a new gradient is added as ``g / scale``; the array is renormalised
+      when the scale gets small (so it stays far from overflow).
+    * A gradient touches only the weights of the inputs that are not 0 (most are: empty
+      points' thermometers), stored input by input (w1 transposed) so that each is a row.
+    * Each head's output weights and bias are adjacent (the bias acts as a hidden unit that is
+      always 1), so their gradient is one outer product.
     """
 
     #: Renormalise the traces when their scale falls below this (λ = 0.7: every ~77 steps).
@@ -144,31 +152,50 @@ class Learner:
 
     def __init__(self, net: Network, alpha: float, lam: float) -> None:
         self.net = net
-        self.alpha = np.float32(alpha)
+        self.alpha = float(alpha)
         self.lam = float(lam)
         self.perm, self.sign, self.offset = perspective_map(net.heads)
-        k = len(net.heads)
-        self._rows = np.arange(k)
+        self._rows = np.arange(len(net.heads))
         self.prev: FloatArray | None = None
         self._scale = 1.0
+        self._params: FloatArray = np.zeros(0, np.float32)
+        self._views: tuple[FloatArray, ...] = ()
         self._trace: FloatArray = np.zeros((0, 0), np.float32)
-        self._e_w1: FloatArray = np.zeros((0, 0, 0), np.float32)
-        self._e_b1 = self._e_w2 = self._e_b2 = self._trace
-        self._offsets = (0, 0, 0)
+        self._e_b1 = self._e_out = self._trace
+        self._e_w1t: FloatArray = np.zeros((0, 0, 0), np.float32)
         self.start_game()
 
+    def _adopt(self) -> None:
+        """Move the network's weights into one parameter vector (the arrays become views)."""
+        net = self.net
+        k, h, i = len(net.heads), net.hidden, net.inputs
+        o1, o2 = h * i, h * i + h
+        out = np.concatenate([net.w2, net.b2[:, None]], axis=1)  # (K, H + 1)
+        # The input weights input by input (w1 transposed): a gradient's nonzero inputs are
+        # then whole rows of the trace.
+        params = np.concatenate([net.w1.T.ravel(), net.b1, out.ravel()]).astype(np.float32)
+        out_view = params[o2:].reshape(k, h + 1)
+        net.w1, net.b1 = params[:o1].reshape(i, h).T, params[o1:o2]
+        net.w2, net.b2 = out_view[:, :h], out_view[:, h]
+        self._params = params
+        self._views = (net.w1, net.b1, net.w2, net.b2)
+        self._trace = np.zeros((k, len(params)), np.float32)
+        self._e_w1t = self._trace[:, :o1].reshape(k, i, h)
+        self._e_b1 = self._trace[:, o1:o2]
+        self._e_out = self._trace[:, o2:].reshape(k, k, h + 1)
+        views = (net.w1, net.w2, self._e_w1t, self._e_b1, self._e_out)
+        if not all(
+            np.shares_memory(v, params if j < 2 else self._trace) for j, v in enumerate(views)
+        ):
+            raise RuntimeError("a weight or trace array is a copy, not a view")  # cannot happen
+
     def start_game(self) -> None:
-        k, h, i = len(self.net.heads), self.net.hidden, self.net.inputs
-        if self._e_w1.shape != (k, h, i):
-            # All four traces live in one (K, parameters) array, so decaying, clearing and
-            # applying them are one numpy call each; the names are views into it.
-            o1, o2, o3 = h * i, h * i + h, h * i + h + k * h
-            self._trace = np.zeros((k, o3 + k), np.float32)
-            self._e_w1 = self._trace[:, :o1].reshape(k, h, i)
-            self._e_b1 = self._trace[:, o1:o2]
-            self._e_w2 = self._trace[:, o2:o3].reshape(k, k, h)
-            self._e_b2 = self._trace[:, o3:]
-            self._offsets = (o1, o2, o3)
+        net = self.net
+        current = (net.w1, net.b1, net.w2, net.b2)
+        if len(self._views) != 4 or any(
+            a is not b for a, b in zip(self._views, current, strict=True)
+        ):
+            self._adopt()  # a new network, or its arrays were replaced
         else:
             self._trace.fill(0.0)
         self._scale = 1.0
@@ -177,7 +204,7 @@ class Learner:
     # The traces as the plain scheme holds them (for tests and inspection).
     @property
     def e_w1(self) -> FloatArray:
-        return np.asarray(self._scale * self._e_w1, np.float32)
+        return np.asarray(self._scale * self._e_w1t.transpose(0, 2, 1), np.float32)
 
     @property
     def e_b1(self) -> FloatArray:
@@ -185,11 +212,11 @@ class Learner:
 
     @property
     def e_w2(self) -> FloatArray:
-        return np.asarray(self._scale * self._e_w2, np.float32)
+        return np.asarray(self._scale * self._e_out[:, :, :-1], np.float32)
 
     @property
     def e_b2(self) -> FloatArray:
-        return np.asarray(self._scale * self._e_b2, np.float32)
+        return np.asarray(self._scale * self._e_out[:, :, -1], np.float32)
 
     def to_seat0(self, out: FloatArray, roller: int) -> FloatArray:
         if roller == 0:
@@ -201,15 +228,6 @@ class Learner:
         v0 = self.to_seat0(out, roller)
         if self.prev is not None:
             self._update(v0 - self.prev)
-        net = self.net
-        d = out * (1.0 - out)
-        gh = d[:, None] * net.w2 * (h * (1.0 - h))[None, :]  # (K, H): d out_k / d z1
-        # Head k of seat 0's value is head perm[k] of the roller's, times sign[k].
-        if roller == 1:
-            cols = self.perm
-            gh, d = self.sign[:, None] * gh[cols], self.sign * d[cols]
-        else:
-            cols = self._rows
         self._scale *= self.lam
         if self._scale < self.RESCALE_BELOW:
             trace = self._trace
@@ -218,16 +236,21 @@ class Learner:
             # every later pass over the trace.
             trace[np.abs(trace) < self.NEGLIGIBLE] = 0.0
             self._scale = 1.0
-        inv = np.float32(1.0 / self._scale)
-        gh = gh * inv
-        # Most inputs are 0 (empty points' thermometers): only the others' columns change.
+        # d out_k / d z_k (scaled by 1 / scale); head k of seat 0's value is head perm[k] of
+        # the roller's, times sign[k].
+        d = out * (1.0 - out) * np.float32(1.0 / self._scale)
+        w2 = self.net.w2
+        if roller == 1:
+            cols = self.perm
+            d, w2 = self.sign * d[cols], w2[cols]
+        else:
+            cols = self._rows
+        gh = d[:, None] * w2 * (h * (1.0 - h))  # (K, H): d out / d hidden pre-activations
         nz = np.flatnonzero(x)
-        self._e_w1[:, :, nz] += gh[:, :, None] * x[nz]
+        self._e_w1t[:, nz, :] += x[nz][None, :, None] * gh[:, None, :]
         self._e_b1 += gh
-        # d out_k / d w2[k] = d_k * h (and only head k's own row): (K, K, H) with K entries.
-        d = d * inv
-        self._e_w2[self._rows, cols] += d[:, None] * h[None, :]
-        self._e_b2[self._rows, cols] += d
+        # Head k's output weights and bias (its own row only): d_k * (h, 1).
+        self._e_out[self._rows, cols] += d[:, None] * np.append(h, np.float32(1.0))
         self.prev = v0
 
     def finish(self, target0: FloatArray) -> None:
@@ -236,14 +259,8 @@ class Learner:
         self.prev = None
 
     def _update(self, delta: FloatArray) -> None:
-        a = (self.alpha * delta.astype(np.float32)) * np.float32(self._scale)
-        net = self.net
-        o1, o2, o3 = self._offsets
-        change = a @ self._trace  # every parameter's change, in the traces' order
-        net.w1 += change[:o1].reshape(net.w1.shape)
-        net.b1 += change[o1:o2]
-        net.w2 += change[o2:o3].reshape(net.w2.shape)
-        net.b2 += change[o3:]
+        # np.dot: numpy's matmul takes a slow path for a single head's (1,) @ (1, P).
+        self._params += np.dot(delta * np.float32(self.alpha * self._scale), self._trace)
 
 
 def result_targets(heads: tuple[str, ...], result: GameResult) -> FloatArray:

@@ -88,23 +88,25 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def cpu_ticks(pid: int) -> float:
-    """User + system CPU seconds of a process (0 once it is gone)."""
+def cpu_ticks(pid: int, thread: int | None = None) -> float:
+    """User + system CPU seconds of a process, or of one of its threads (0 once gone)."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(side: Side) -> tuple[float, float, float]:
-    """CPU seconds so far of the bot process, of its helper processes, and of this driver
-    (the fake Discord included)."""
+def cpu_seconds(side: Side) -> tuple[float, float, float, float]:
+    """CPU seconds so far of the bot process, of its helper processes, of this driver (the
+    fake Discord included: it competes for the same cores), and of the bot's main thread (its
+    event loop; the rest of the bot's CPU is its other threads, SQLite's above all)."""
     assert side.process.proc is not None
     pid = side.process.proc.pid
     helpers = sum(cpu_ticks(p) for p in descendants(pid) if p != pid)
     me = os.times()
-    return cpu_ticks(pid), helpers, me.user + me.system
+    return cpu_ticks(pid), helpers, me.user + me.system, cpu_ticks(pid, pid)
 
 
 def load_average() -> str:
@@ -165,8 +167,9 @@ async def send_move(table: Table, user: FakeUser, play: str) -> None:
     fake Discord wakes this when a message of the channel is created or edited."""
     fake, channel = table.fake, table.channel
     after = fake.mark()
-    live = [m for m in fake.messages_in(channel) if _is_board(fake, m)]
-    board, edits = (live[-1].id, live[-1].edit_count) if live else (None, 0)
+    # The newest board, searched from the end (the channel holds the whole game).
+    live = next((m for m in reversed(fake.messages_in(channel)) if _is_board(fake, m)), None)
+    board, edits = (live.id, live.edit_count) if live is not None else (None, 0)
 
     def shown(msg: FakeMessage) -> bool:
         if msg.id > after:
@@ -175,7 +178,9 @@ async def send_move(table: Table, user: FakeUser, play: str) -> None:
 
     handle = await fake.slash(user, channel, "move", play=play)
     try:
-        await fake.wait_for_channel_message(channel, shown, TIMEOUT)
+        # Nothing older than the live board can match: the fake need not re-scan the game.
+        since = after if board is None else board - 1
+        await fake.wait_for_channel_message(channel, shown, TIMEOUT, after=since)
     except TimeoutError:
         raise AssertionError(f"no board after /move {play}: {handle.content!r}") from None
 
@@ -527,7 +532,7 @@ async def compare(sides: list[Side], args: argparse.Namespace, rng: random.Rando
         games = max(args.games)
         latencies: dict[str, list[float]] = {s.label: [] for s in sides}
         walls: dict[str, float] = {s.label: 0.0 for s in sides}
-        cpu: dict[str, list[float]] = {s.label: [0.0, 0.0, 0.0] for s in sides}
+        cpu: dict[str, list[float]] = {s.label: [0.0, 0.0, 0.0, 0.0] for s in sides}
         for r in range(args.rounds):
             for side in sides if r % 2 == 0 else sides[::-1]:
                 before = cpu_seconds(side)
@@ -535,7 +540,7 @@ async def compare(sides: list[Side], args: argparse.Namespace, rng: random.Rando
                 after = cpu_seconds(side)
                 latencies[side.label].extend(lat)
                 walls[side.label] += wall
-                for i in range(3):
+                for i in range(4):
                     cpu[side.label][i] += after[i] - before[i]
         print(f"burst: {games} games send a move at the same instant, {args.rounds} rounds")
         print(
@@ -546,15 +551,19 @@ async def compare(sides: list[Side], args: argparse.Namespace, rng: random.Rando
             lat = latencies[side.label]
             rates[side.label] = len(lat) / walls[side.label] if walls[side.label] else 0.0
             report(f"burst, {side.label}", lat, f" {rates[side.label]:>8.1f}")
-        print("CPU time per move during the bursts (ms; independent of the machine's load):")
-        print(f"{'':>28} {'bot':>8} {'helpers':>8} {'total':>8} {'driver':>8}")
+        print("CPU time per move during the bursts (ms of CPU, not of wall time):")
+        print(
+            f"{'':>28} {'bot':>8} {'helpers':>8} {'total':>8} {'driver':>8}"
+            f" {'bot loop':>8} {'bot rest':>8}"
+        )
         per_move = {}
         for side in sides:
             moves = max(1, len(latencies[side.label]))
-            bot, helpers, driver = (1000 * x / moves for x in cpu[side.label])
+            bot, helpers, driver, loop = (1000 * x / moves for x in cpu[side.label])
             per_move[side.label] = bot + helpers
             print(
                 f"{side.label:>28} {bot:>8.2f} {helpers:>8.2f} {bot + helpers:>8.2f} {driver:>8.2f}"
+                f" {loop:>8.2f} {bot - loop:>8.2f}"
             )
         if len(sides) == 2:
             new_label, old_label = sides[0].label, sides[1].label

@@ -103,6 +103,9 @@ class GameState:
     #: The legal plays once listed (a state never changes, and a move lists the next
     #: player's plays up to three times: dead-position test, forced-play test, the play).
     _plays: tuple[Play, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    #: The board seen by the second seat once computed (a move asks for it up to five times:
+    #: listing, pips, the picture's scene and its alt text).
+    _flipped: Position | None = field(default=None, init=False, repr=False, compare=False)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -187,7 +190,13 @@ class GameState:
         return self.turn
 
     def position_for(self, seat: int) -> Position:
-        return self.board if seat == 0 else self.board.flip()
+        if seat == 0:
+            return self.board
+        flipped = self._flipped
+        if flipped is None:
+            flipped = self.board.flip()
+            object.__setattr__(self, "_flipped", flipped)
+        return flipped
 
     def current_dice(self) -> Dice | None:
         if self.phase != MOVE:

@@ -1,10 +1,12 @@
 """The bot keeps no message cache (its own messages come back from each request, and nothing
-reads old ones from the cache), and games run as before without it."""
+reads old ones from the cache) and asks for no message, reaction, typing or poll events (it acts
+on interactions only), and games run as before without them."""
 
 from __future__ import annotations
 
 from bot import BackgammonBot
 from tests.fake_discord import FakeDiscord
+from tests.fake_discord.gateway import INTENT_GUILD_MESSAGES, INTENT_GUILDS
 
 from .harness import Table
 
@@ -20,3 +22,8 @@ async def test_the_bot_keeps_no_message_cache(
     assert not bot.cached_messages
     session = fake.active_session
     assert session is not None and session.intents == bot.intents.value
+    # The fake sends MESSAGE_CREATE/UPDATE/DELETE only to a session with this intent.
+    assert session.intents & INTENT_GUILDS and not session.intents & INTENT_GUILD_MESSAGES
+    intents = bot.intents
+    assert not (intents.messages or intents.reactions or intents.typing or intents.polls)
+    assert not (intents.members or intents.presences or intents.message_content)  # privileged

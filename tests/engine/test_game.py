@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine import GameError, IllegalPlayError, Roll, parse_position
 from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, ROLL, Chain, GameState
+from engine.position import X
 
 from .playout import random_decisions
 
@@ -342,3 +343,19 @@ def test_legal_plays_are_listed_once_per_state(monkeypatch: pytest.MonkeyPatch) 
     after = state.play(state.mover, again[0].text or "pass", rng)
     after, auto = after.advance(rng)
     assert len(calls) == 1 + len(auto)
+
+
+def test_the_second_seats_board_is_flipped_once_per_state() -> None:
+    rng = random.Random(7)
+    state = GameState.new("pin", ("a", "b"), rng)
+    state = state.play(state.mover, state.legal_plays()[0].text or "pass", rng)
+    seen = state.position_for(1)
+    assert seen == state.board.flip() and seen.flip() == state.board
+    assert state.position_for(1) is seen and state.position_for(0) is state.board
+    assert state.pips(1) == state.board.flip().pips(X)
+    # A changed state (replace) flips its own board; equality and the JSON ignore the memo.
+    moved = state.play(state.mover, state.legal_plays()[0].text or "pass", rng)
+    assert moved.board != state.board and moved.position_for(1) == moved.board.flip()
+    assert GameState.from_json(state.to_json()) == state
+    other = replace(state, board=moved.board)
+    assert other.position_for(1) == moved.board.flip()

@@ -17,6 +17,7 @@ records when each shard identified.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -30,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from aiohttp import BodyPartReader, WSMsgType, web
+from aiohttp import BodyPartReader, MultipartReader, WSMsgType, hdrs, web
+from aiohttp.helpers import parse_mimetype
+from aiohttp.multipart import content_disposition_filename, parse_content_disposition
 
 from .gateway import (
     INTENT_GUILD_MEMBERS,
@@ -106,6 +109,43 @@ CDN_PREFIX = "/cdn"
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 MENTION_RE = re.compile(r"<@!?(\d+)>")
 ROLE_MENTION_RE = re.compile(r"<@&(\d+)>")
+
+
+def _is_multipart(request: web.Request) -> bool:
+    """Whether the body is multipart/*. (aiohttp's ``request.content_type`` runs the header
+    through the email package's parser, ~0.5 ms for every new multipart boundary: most of the
+    fake's CPU per uploaded board in bench/e2e.py --burst; the media type alone decides here.)"""
+    mimetype = parse_mimetype(request.headers.get(hdrs.CONTENT_TYPE, ""))
+    return mimetype.type == "multipart" and bool(mimetype.subtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _disposition(header: str | None) -> tuple[str | None, str | None]:
+    """(name, filename) of a part's Content-Disposition, by aiohttp's own parser, once per
+    distinct header (each of its calls builds a character class with 128 ``re.escape``)."""
+    _, params = parse_content_disposition(header)
+    return content_disposition_filename(params, "name"), content_disposition_filename(
+        params, "filename"
+    )
+
+
+class _Part(BodyPartReader):
+    @property
+    def name(self) -> str | None:  # type: ignore[override]
+        return _disposition(self.headers.get(hdrs.CONTENT_DISPOSITION))[0]
+
+    @property
+    def filename(self) -> str | None:  # type: ignore[override]
+        return _disposition(self.headers.get(hdrs.CONTENT_DISPOSITION))[1]
+
+
+class _MultipartReader(MultipartReader):
+    """aiohttp's multipart reader (what ``request.multipart()`` returns), its parts' names
+    parsed once per distinct header."""
+
+    part_reader_cls = _Part
+
+
 # Flags a bot may set when creating a message (SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, V2).
 CREATE_FLAGS = 4 | 4096 | FLAG_COMPONENTS_V2
 # Flags changeable by an edit (SUPPRESS_EMBEDS, and V2 may be switched on).
@@ -612,6 +652,13 @@ class FakeDiscord:
         if session is not None and session.intents & intent:
             session.dispatch(event, data)
 
+    def _dispatch_message(self, event: str, msg: FakeMessage) -> None:
+        """A message event, its payload built only for a session with the message intent
+        (like _dispatch_if; the bot of this project asks for no message events)."""
+        session = self._session_for(msg.guild_id if msg.guild_id is not None else self.guild.id)
+        if session is not None and session.intents & INTENT_GUILD_MESSAGES:
+            session.dispatch(event, msg.payload(gateway=True))
+
     def _require_session(self, guild_id: int | None = None) -> GatewaySession:
         session = self._session_for(guild_id) if guild_id is not None else self._active
         if session is None or not session.ready or session.closed:
@@ -886,9 +933,16 @@ class FakeDiscord:
     def _mentions(self, content: str | None) -> list[FakeUser]:
         if not content:
             return []
-        ids = {int(m) for m in MENTION_RE.findall(content)}
-        members = {u.id: u for guild in self.guilds.values() for u in guild.members.values()}
-        return [members[i] for i in ids if i in members]
+        found: list[FakeUser] = []
+        for i in {int(m) for m in MENTION_RE.findall(content)}:
+            # The member as the last guild holding it lists it (a lookup per mention: a map of
+            # every member built per message cost the benchmarks ~0.5 ms a message).
+            user = None
+            for guild in self.guilds.values():
+                user = guild.members.get(i, user)
+            if user is not None:
+                found.append(user)
+        return found
 
     def _pings(self, msg: FakeMessage, body: JSON) -> None:
         """Who a created message notifies: mentions in its content that ``allowed_mentions``
@@ -914,7 +968,7 @@ class FakeDiscord:
             channel.last_message_id = msg.id
         self._message_changed(msg)
         if not msg.ephemeral and not msg.loading:
-            self._dispatch_if("MESSAGE_CREATE", msg.payload(gateway=True), INTENT_GUILD_MESSAGES)
+            self._dispatch_message("MESSAGE_CREATE", msg)
         return msg
 
     def _new_attachments(
@@ -1068,8 +1122,7 @@ class FakeDiscord:
             msg.edited_timestamp = now_iso()
         self._message_changed(msg)
         if not msg.ephemeral:
-            event = "MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE"
-            self._dispatch_if(event, msg.payload(gateway=True), INTENT_GUILD_MESSAGES)
+            self._dispatch_message("MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE", msg)
         return msg
 
     def _message_changed(self, msg: FakeMessage) -> None:
@@ -1199,7 +1252,7 @@ class FakeDiscord:
 
     async def _read_body(self, request: web.Request) -> tuple[JSON, dict[int, CallbackFile]]:
         """JSON, or multipart/form-data with ``payload_json`` and ``files[n]`` parts."""
-        if not request.content_type.startswith("multipart/"):
+        if not _is_multipart(request):
             body = await self._read_json(request)
             if not isinstance(body, dict):
                 raise form_error("_", "Must be an object.")
@@ -1208,7 +1261,7 @@ class FakeDiscord:
         files: dict[int, CallbackFile] = {}
         total = 0
         try:
-            reader = await request.multipart()
+            reader = _MultipartReader(request.headers, request.content)
             async for part in reader:
                 if not isinstance(part, BodyPartReader):
                     continue

@@ -191,3 +191,66 @@ def test_kill_9_loses_nothing_acknowledged(tmp_path: Path) -> None:
         # State and history of each write were committed together.
         assert notes.get(game_id, 0) == version - start
         assert state_json == ("0" if version == start else str(version))
+
+
+async def test_key_reads_see_committed_writes_only_and_never_wait_for_them(db: Storage) -> None:
+    """get_game / get_active_game while another write's transaction is open: the answer is the
+    committed row at once (SQLite reads it from its own connection, not behind the group of
+    writes), never the open transaction's change; once that write returns, it is seen."""
+    game = await new_game(db, channel=5000)
+    changed = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow_write() -> None:
+        async with db._write() as tx:
+            await tx.execute(
+                "UPDATE games SET state_json = 'open', version = version + 1 WHERE id = ?",
+                (game.id,),
+            )
+            changed.set()
+            await release.wait()
+
+    writer = asyncio.create_task(slow_write())
+    await changed.wait()
+    reads = asyncio.gather(db.get_game(game.id), db.get_active_game(5000))
+    # The write waits for `release`, so a read queued behind it would never finish.
+    done, _ = await asyncio.wait({reads}, timeout=30)
+    release.set()
+    await writer
+    assert reads in done
+    for seen in reads.result():
+        assert seen is not None and (seen.state_json, seen.version) == (
+            game.state_json,
+            game.version,
+        )
+    after = await db.get_game(game.id)
+    assert after is not None and (after.state_json, after.version) == ("open", game.version + 1)
+    active = await db.get_active_game(5000)
+    assert active is not None and active.version == game.version + 1
+
+
+async def test_commit_action_returns_the_row_it_wrote(db: Storage) -> None:
+    game = await new_game(db, channel=5100)
+    after = await db.commit_action(
+        game.id, game.version, '"next"', [NewMove(1, "play", "24/18")], now=3000.0, owe_board=True
+    )
+    assert after == await db.get_game(game.id)
+    assert (after.state_json, after.version, after.last_action_at) == (
+        '"next"',
+        game.version + 1,
+        3000.0,
+    )
+    assert after.board_owed_version == game.version + 1
+    with pytest.raises(ConflictError):
+        await db.commit_action(game.id, game.version, '"stale"', [], now=3001.0)
+
+
+async def test_an_in_memory_database_reads_through_its_one_connection() -> None:
+    db = await Database.open(":memory:")
+    try:
+        game = await new_game(db, channel=5200)
+        await db.commit_action(game.id, game.version, '"m"', [], now=2000.0)
+        stored = await db.get_active_game(5200)
+        assert stored is not None and stored.state_json == '"m"'
+    finally:
+        await db.close()

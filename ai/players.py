@@ -11,15 +11,17 @@ from __future__ import annotations
 import importlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ai.evaluation import evaluator_for
+from ai.evaluation import Evaluator, evaluator_for
+from ai.features import FloatArray
+from ai.learned import PositionEvaluator
 from ai.learned import evaluator as level_evaluator
-from ai.search import search_values
+from ai.search import chain_values, search_values
 from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
 from engine import ChainDice, Dice, Play, Position, Variant, legal_plays
 
@@ -40,6 +42,14 @@ class LevelSpec:
     blend: float = 1.0
     #: Use the learned evaluation (``ai.learned``) in the variants that ship weights for it.
     learned: bool = False
+    #: Candidates of an Express chain decision valued at the chain's end (``search.chain_values``).
+    chain: int = 0
+    #: 1: a chain decision's candidates are valued at 1 ply where the chain ends (O's rolls).
+    chain_ply: int = 0
+    #: The 1-ply search plays O's Express doubles out as whole chains (not four steps).
+    chain_replies: bool = False
+    #: Weight of the hand evaluation averaged into the learned one (0: the learned one alone).
+    mix: float = 0.0
 
 
 LEVEL_SPECS: dict[str, LevelSpec] = {
@@ -55,12 +65,37 @@ assert tuple(LEVEL_SPECS) == LEVELS
 BASELINE = "strong"
 
 
+class MixedEvaluator:
+    """A weighted average of two evaluations' equities and winning chances: the learned
+    evaluation and the hand one err in different places, so their average errs less."""
+
+    def __init__(self, a: PositionEvaluator, b: PositionEvaluator, weight_b: float) -> None:
+        self.a, self.b, self.w = a, b, weight_b
+
+    def evaluate(
+        self, rules: Variant, positions: Sequence[Position], match: MatchContext | None = None
+    ) -> tuple[FloatArray, FloatArray]:
+        ea, wa = self.a.evaluate(rules, positions, match)
+        eb, wb = self.b.evaluate(rules, positions, match)
+        w = self.w
+        return (1.0 - w) * ea + w * eb, (1.0 - w) * wa + w * wb
+
+
 def level_spec(level: str) -> LevelSpec:
     """The settings of ``level``; ValueError for an unknown level."""
     spec = LEVEL_SPECS.get(level)
     if spec is None:
         raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
     return spec
+
+
+def level_evaluation(variant_id: str, level: str | LevelSpec) -> PositionEvaluator:
+    """The evaluation ``level`` plays a hand-evaluated variant with (0 ply and search leaves)."""
+    spec = level if isinstance(level, LevelSpec) else level_spec(level)
+    ev = level_evaluator(variant_id, spec.learned)
+    if spec.mix > 0 and not isinstance(ev, Evaluator):
+        return MixedEvaluator(ev, evaluator_for(variant_id), spec.mix)
+    return ev
 
 
 ClassicRanker = Callable[..., list[RankedPlay]]
@@ -90,10 +125,14 @@ def rank_hand(
     rng: random.Random | None = None,
     match: MatchContext | None = None,
     plays: list[Play] | None = None,
+    spec: LevelSpec | None = None,
 ) -> list[RankedPlay]:
-    """Rank with the hand evaluation (+ search and noise per level), best first."""
-    spec = level_spec(level)
-    ev = level_evaluator(rules.id, spec.learned)
+    """Rank with the hand evaluation (+ search and noise per level), best first.
+
+    ``spec``: settings to play with instead of the level's (benchmarks try variations)."""
+    if spec is None:
+        spec = level_spec(level)
+    ev = level_evaluation(rules.id, spec)
     if plays is None:
         plays = _plays(rules, pos, dice)
     if len(plays) == 1:
@@ -107,14 +146,24 @@ def rank_hand(
     wins = win.copy()
     order = [int(i) for i in np.argsort(-eq, kind="stable")]
     searched: dict[int, tuple[float, float]] = {}
-    # An Express chain decision is followed by more of the same chain, not by the opponent's
-    # roll: 1-ply over rolls would value the wrong thing; its own lookahead already ran.
     scale = evaluator_for(rules.id).stake_scale(rules, pos, match)
-    if spec.search > 0 and not isinstance(dice, ChainDice):
+    if spec.chain > 0 and isinstance(dice, ChainDice):
+        # An Express chain decision is followed by more of the same chain, not by the
+        # opponent's roll: its candidates are valued where the chain ends.
+        close = [i for i in order[: spec.chain] if eq[i] >= eq[order[0]] - spec.margin * scale]
+        if len(close) > 1:
+            searched = chain_values(
+                rules, plays, close, dice, match, deadline, spec.chain, ev, spec.chain_ply
+            )
+        for i, (e, w) in searched.items():
+            equity[i], wins[i] = e, w
+    elif spec.search > 0 and not isinstance(dice, ChainDice):
         # Only plays close to the best are worth a search: a clear 0-ply choice stays.
         close = [i for i in order[: spec.search] if eq[i] >= eq[order[0]] - spec.margin * scale]
         if len(close) > 1:
-            searched = search_values(rules, afters, close, match, deadline, spec.search, ev)
+            searched = search_values(
+                rules, afters, close, match, deadline, spec.search, ev, spec.chain_replies
+            )
         b = spec.blend
         for i, (e, w) in searched.items():
             equity[i] = b * e + (1.0 - b) * eq[i]

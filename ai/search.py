@@ -16,7 +16,7 @@ import numpy as np
 
 from ai.evaluation import evaluator_for
 from ai.types import MatchContext
-from engine import Position, Roll, Variant, legal_plays
+from engine import ChainDice, Play, Position, Roll, Variant, legal_plays
 
 if TYPE_CHECKING:
     from ai.learned import PositionEvaluator
@@ -46,26 +46,37 @@ def reply_value(
     match: MatchContext | None,
     deadline: float | None,
     ev: PositionEvaluator | None = None,
+    chains: bool = False,
 ) -> tuple[float, float] | None:
     """(equity, win) for X of ``after`` (X has played, O on roll) at 1 ply; None at the deadline.
 
-    ``ev``: the level's evaluation (default: the hand evaluation)."""
+    ``ev``: the level's evaluation (default: the hand evaluation). ``chains``: in Express, O's
+    doubles are played out as whole chains (``_chain_reply``) rather than as four steps."""
     if ev is None:
         ev = evaluator_for(rules.id)
     opp = after.flip()
     replies: list[Position] = []
     bounds: list[int] = []
     weights: list[float] = []
+    o_match = opponent_context(match)
     for roll, chance in ROLLS:
         if deadline is not None and time.monotonic() > deadline:
             return None
-        plays = legal_plays(opp, roll, rules)
+        if chains and roll.is_double and rules.chains_doubles:
+            # An Express double is a whole chain (up to 24 numbers), not four steps: O's
+            # reply is where the chain ends, both sides playing it out greedily.
+            end = _chain_reply(rules, opp, roll.high, deadline, ev, o_match)
+            if end is None:
+                return None
+            plays = [Play((), opp, end)]
+        else:
+            plays = legal_plays(opp, roll, rules)
         bounds.append(len(replies))
         replies.extend(p.after for p in plays)
         weights.append(chance)
     if deadline is not None and time.monotonic() > deadline:
         return None
-    eq, win = ev.evaluate(rules, replies, opponent_context(match))
+    eq, win = ev.evaluate(rules, replies, o_match)
     starts = np.array(bounds)
     best = np.maximum.reduceat(eq, starts)
     # The winning chance of the reply O picks (the one with the best equity for O).
@@ -73,6 +84,26 @@ def reply_value(
     pick = np.array([s + int(np.argmax(eq[s:e])) for s, e in zip(bounds, ends, strict=True)])
     w = np.array(weights)
     return float(-(w @ best)), float(1.0 - w @ win[pick])
+
+
+def _chain_reply(
+    rules: Variant,
+    pos: Position,
+    value: int,
+    deadline: float | None,
+    ev: PositionEvaluator,
+    match: MatchContext | None,
+) -> Position | None:
+    """Where the Express chain of the double ``value``-``value`` rolled by X (to play) in
+    ``pos`` ends (X's frame), X choosing greedily at 0 ply; None at the deadline."""
+    dice = ChainDice(value, 4, rolled=True)
+    plays = legal_plays(pos, dice, rules)
+    if len(plays) == 1:
+        play = plays[0]
+    else:
+        eq, _ = ev.evaluate(rules, [p.after for p in plays], match)
+        play = plays[int(np.argmax(eq))]
+    return chain_outcome(rules, play.after, dice, len(play.steps), deadline, ev, match)
 
 
 def search_values(
@@ -83,6 +114,7 @@ def search_values(
     deadline: float | None,
     limit: int,
     ev: PositionEvaluator | None = None,
+    chains: bool = False,
 ) -> dict[int, tuple[float, float]]:
     """1-ply values of up to ``limit`` candidates, taken in ``order``, until the deadline."""
     out: dict[int, tuple[float, float]] = {}
@@ -93,8 +125,97 @@ def search_values(
             eq, win = (ev or evaluator_for(rules.id)).evaluate(rules, [after], match)
             out[i] = (float(eq[0]), float(win[0]))
             continue
-        got = reply_value(rules, after, match, deadline, ev)
+        got = reply_value(rules, after, match, deadline, ev, chains)
         if got is None:
             break
         out[i] = got
+    return out
+
+
+def chain_outcome(
+    rules: Variant,
+    after: Position,
+    dice: ChainDice,
+    played: int,
+    deadline: float | None,
+    ev: PositionEvaluator,
+    match: MatchContext | None,
+) -> Position | None:
+    """Where an Express chain ends (X's frame) when X has just played ``played`` steps of the
+    decision ``dice`` reaching ``after`` and both sides play the rest of it greedily (0-ply);
+    None at the deadline.
+
+    A chain is deterministic (no dice until it ends), so this lookahead needs no sampling: it
+    sees what a decision leaves X (or O, if control passes) for the higher numbers.
+    """
+    pos = after
+    mine = True  # X controls
+    if played == dice.copies:
+        pending = [(v, 4) for v in range(dice.value + 1, 7)]
+        fresh = False
+    else:
+        # X is stuck: the rest passes to O.
+        pending = [(dice.value, dice.copies - played), *[(v, 4) for v in range(dice.value + 1, 7)]]
+        mine, fresh = False, True
+    opp = opponent_context(match)
+    while pending:
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        if rules.result(pos) is not None:
+            return pos
+        value, copies = pending[0]
+        mover = pos if mine else pos.flip()
+        plays = legal_plays(mover, ChainDice(value, copies), rules)
+        if len(plays) == 1:
+            play = plays[0]
+        else:
+            eq, _ = ev.evaluate(rules, [p.after for p in plays], match if mine else opp)
+            play = plays[int(np.argmax(eq))]
+        pos = play.after if mine else play.after.flip()
+        m = len(play.steps)
+        if m == copies:
+            pending = pending[1:]
+            fresh = False
+        elif fresh and m == 0:
+            break  # both players stuck: the rest is forfeited
+        else:
+            pending = [(value, copies - m), *pending[1:]]
+            mine, fresh = not mine, True
+    return pos
+
+
+def chain_values(
+    rules: Variant,
+    plays: Sequence[Play],
+    order: Sequence[int],
+    dice: ChainDice,
+    match: MatchContext | None,
+    deadline: float | None,
+    limit: int,
+    ev: PositionEvaluator | None = None,
+    ply: int = 0,
+) -> dict[int, tuple[float, float]]:
+    """Values of up to ``limit`` candidate plays of an Express chain decision (taken in
+    ``order``) at the end of the chain played out greedily, until the deadline; ``ply`` 1
+    values each end by O's replies to his 21 rolls (``reply_value``)."""
+    if ev is None:
+        ev = evaluator_for(rules.id)
+    ends: dict[int, Position] = {}
+    out: dict[int, tuple[float, float]] = {}
+    for i in order[:limit]:
+        end = chain_outcome(rules, plays[i].after, dice, len(plays[i].steps), deadline, ev, match)
+        if end is None:
+            break
+        if ply > 0 and rules.result(end) is None:
+            got = reply_value(rules, end, match, deadline, ev)
+            if got is None:
+                break
+            out[i] = got
+            continue
+        ends[i] = end
+    if not ends:
+        return out
+    keys = list(ends)
+    eq, win = ev.evaluate(rules, [ends[i] for i in keys], match)
+    out.update({i: (float(eq[j]), float(win[j])) for j, i in enumerate(keys)})
     return out

@@ -10,7 +10,9 @@ Modes (default ``--strength``):
 * ``--levels``: each level against the next lower one (classic, pin, blocking by default).
 * ``--baseline``: the baseline against a random player and a pip-count-only greedy player.
 * ``--match A B``: any two players (a level, ``random``, ``pip``, ``LEVEL:weights.json``, or
-  ``LEVEL:hand``: the level without the learned evaluations of ``ai/weights/``).
+  ``LEVEL:hand``: the level without the learned evaluations of ``ai/weights/``). A level may
+  carry changed settings, ``LEVEL@name=value,...`` (fields of ``ai.players.LevelSpec``, e.g.
+  ``expert@mix=0.5,search=8``), to measure a variation before changing ``LEVEL_SPECS``.
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
   (written to ``--out``, default ``ai/hand_weights.py``); ``--match greedy:NEW.json greedy``
   then compares a new table with the current one.
@@ -26,6 +28,7 @@ timing figures depend on the machine's load, which is printed with them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import math
@@ -43,7 +46,7 @@ from typing import Any
 from ai.arena import MAX_DECISIONS, Player, pip_player, play_game, random_player
 from ai.evaluation import WeightTable, use_weights
 from ai.learned import use_learned
-from ai.players import BASELINE, choose_play, rank_hand
+from ai.players import BASELINE, LevelSpec, choose_play, level_spec, rank_hand
 from ai.types import LEVELS, STRONGEST
 from engine import VARIANTS, Dice, Play, Position, Variant
 
@@ -73,8 +76,12 @@ def make_player(spec: str) -> Player:
     if spec == "pip":
         return pip_player
     level, _, path = spec.partition(":")
+    level, _, tweaks = level.partition("@")
     if level not in (*LEVELS, GREEDY):
         raise SystemExit(f"unknown player {spec!r}")
+    settings = None
+    if tweaks:
+        settings = _tweaked(BASELINE if level == GREEDY else level, tweaks, spec)
     table: WeightTable | None = None
     learned = path != "hand"
     if path and learned:
@@ -88,14 +95,37 @@ def make_player(spec: str) -> Player:
         previous = use_weights(table)
         was_learned = use_learned(learned)
         try:
-            if level == GREEDY:
-                return rank_hand(rules, pos, dice, level=BASELINE, rng=rng, match=ONE_POINT)[0].play
+            if level == GREEDY or (settings is not None and not rules.has_cube):
+                at = BASELINE if level == GREEDY else level
+                ranked = rank_hand(
+                    rules, pos, dice, level=at, rng=rng, match=ONE_POINT, spec=settings
+                )
+                return ranked[0].play
             return choose_play(rules, pos, dice, level=level, rng=rng, match=ONE_POINT)
         finally:
             use_weights(previous)
             use_learned(was_learned)
 
     return play
+
+
+def _tweaked(level: str, tweaks: str, spec: str) -> LevelSpec:
+    """``level``'s settings with ``name=value,...`` changed (``ai.players.LevelSpec`` fields)."""
+    base = level_spec(level)
+    changes: dict[str, Any] = {}
+    for item in tweaks.split(","):
+        name, _, value = item.partition("=")
+        if name not in LevelSpec.__dataclass_fields__ or not value:
+            raise SystemExit(f"bad setting {item!r} in {spec!r}")
+        current = getattr(base, name)
+        try:
+            if isinstance(current, bool):
+                changes[name] = value.lower() in ("1", "true", "yes")
+            else:
+                changes[name] = type(current)(value)
+        except ValueError:
+            raise SystemExit(f"bad value {item!r} in {spec!r}") from None
+    return dataclasses.replace(base, **changes)
 
 
 @dataclass

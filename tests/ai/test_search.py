@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import time
 
+import numpy as np
 import pytest
 
 from ai.arena import level_player, play_game
-from ai.learned import evaluator
-from ai.players import rank_plays
-from ai.search import ROLLS, reply_value
-from engine import VARIANTS, Dice, Position, get_variant, legal_plays
+from ai.evaluation import evaluator_for
+from ai.learned import PositionEvaluator, evaluator
+from ai.players import MixedEvaluator, level_evaluation, rank_plays
+from ai.search import ROLLS, _chain_reply, chain_outcome, reply_value
+from engine import VARIANTS, ChainDice, Dice, Play, Position, Variant, get_variant, legal_plays
+from engine.game import MOVE, ROLL, GameState
 from tests.ai.test_players import sample_decisions
 
 ALL = sorted(VARIANTS)
@@ -37,7 +41,7 @@ def test_an_expired_deadline_gives_the_0ply_ranking(variant: str) -> None:
         expert = rank_plays(rules, pos, dice, level="expert", deadline=past)
         # The 0-ply ranking of the expert's own evaluation (learned where weights are shipped).
         plays = legal_plays(pos, dice, rules)
-        eq, _ = evaluator(variant, learned=True).evaluate(rules, [p.after for p in plays], None)
+        eq, _ = level_evaluation(variant, "expert").evaluate(rules, [p.after for p in plays], None)
         greedy = [plays[i] for i in sorted(range(len(plays)), key=lambda i: -eq[i])]
         assert [r.play for r in expert] == greedy
         assert reply_value(rules, expert[0].play.after, None, past) is None
@@ -81,3 +85,81 @@ def test_levels_ordered_in_direction(upper: str, lower: str) -> None:
         result = play_game("pin", seats, seed=500 + g)
         wins += result.winner == g % 2
     assert wins >= 6
+
+
+def _greedy(ev: PositionEvaluator, rules: Variant, pos: Position, dice: Dice) -> Play:
+    plays = legal_plays(pos, dice, rules)
+    eq, _ = ev.evaluate(rules, [p.after for p in plays], None)
+    return plays[int(np.argmax(eq))]
+
+
+def _chains(seed: int, count: int) -> list[GameState]:
+    """Express states at the first decision of a chain, from seeded random games."""
+    rng = random.Random(seed)
+    out: list[GameState] = []
+    game = 0
+    while len(out) < count:
+        state = GameState.new("blocking-express", ("a", "b"), random.Random(seed + game))
+        game += 1
+        for _ in range(400):
+            if state.phase == ROLL:
+                state = state.roll(state.turn, rng)
+            if state.phase != MOVE:
+                break
+            if state.chain is not None and state.chain.first:
+                out.append(state)
+            state = state._apply(rng.choice(state.legal_plays()), rng, auto=False)
+    return out[:count]
+
+
+def test_chain_lookahead_follows_the_game_flow() -> None:
+    """The chain played out by ``chain_outcome``/``_chain_reply`` ends where the real game
+    flow (``engine.game``) ends it when both sides pick the same greedy plays: same
+    hand-overs, same forfeits when both are stuck, same win in mid-chain."""
+    rules = get_variant("blocking-express")
+    ev = evaluator_for("blocking-express")
+    handovers = stuck = won = 0
+    # Seed 47: the first 15 chains include hand-overs, both players stuck and a win.
+    for state in _chains(47, 15):
+        roller = state.mover
+        pos = state.position_for(roller)
+        dice = state.current_dice()
+        assert isinstance(dice, ChainDice)
+        first = _greedy(ev, rules, pos, dice)
+        expected_end = chain_outcome(rules, first.after, dice, len(first.steps), None, ev, None)
+        assert _chain_reply(rules, pos, dice.value, None, ev, None) == expected_end
+        flow = state._apply(first, random.Random(0), auto=False)
+        while flow.phase == MOVE and flow.chain is not None and flow.chain.roller == roller:
+            handovers += flow.mover != roller
+            mover = flow.mover
+            chain_dice = flow.current_dice()
+            assert chain_dice is not None
+            play = _greedy(ev, rules, flow.position_for(mover), chain_dice)
+            flow = flow._apply(play, random.Random(0), auto=False)
+        stuck += any("both players stuck" in line for line in flow.record[-3:])
+        won += flow.result is not None
+        # The chain is over: the board as the roller sees it.
+        seen = flow.board if roller == 0 else flow.board.flip()
+        assert expected_end == seen
+    assert handovers > 0 and stuck > 0 and won > 0  # every way a chain goes on or ends
+
+
+def test_the_deadline_stops_a_chain_lookahead() -> None:
+    rules = get_variant("blocking-express")
+    ev = evaluator_for("blocking-express")
+    state = _chains(24, 1)[0]
+    pos = state.position_for(state.mover)
+    dice = state.current_dice()
+    assert isinstance(dice, ChainDice)
+    assert _chain_reply(rules, pos, dice.value, time.monotonic() - 1.0, ev, None) is None
+
+
+def test_mixed_evaluation_is_the_weighted_average() -> None:
+    rules = get_variant("blocking")
+    positions = [p.after for p in legal_plays(*sample_decisions("blocking", 3, 1)[0], rules)]
+    a, b = evaluator("blocking", learned=True), evaluator_for("blocking")
+    ea, wa = a.evaluate(rules, positions)
+    eb, wb = b.evaluate(rules, positions)
+    em, wm = MixedEvaluator(a, b, 0.25).evaluate(rules, positions)
+    assert em == pytest.approx(0.75 * ea + 0.25 * eb)
+    assert wm == pytest.approx(0.75 * wa + 0.25 * wb)

@@ -38,7 +38,7 @@ from typing import Any
 from engine import VARIANTS
 from engine.game import GAME_OVER, MOVE, ROLL, GameState
 from render import board, png, sprites, text
-from render.board import encode_png, render_board, render_image
+from render.board import encode_png, render_board
 from render.game_scene import scene_for_game
 from render.samples import gallery, random_scene
 from render.scene import BoardScene
@@ -177,13 +177,19 @@ def in_process(scenes: list[BoardScene], theme: str) -> None:
     for sc in scenes[:WARM_UP]:  # warm-up: sprites, glyphs
         render_board(sc, theme)
 
+    # The picture before encoding: composed in the palette from cached tiles where the
+    # renderer does that (render_palette_image), else drawn in RGB.
+    picture = getattr(board, "render_palette_image", board.render_image)
+    tiles = getattr(board, "TILES", None)
+    if tiles is not None:
+        tiles.hits = tiles.misses = 0
     totals: list[float] = []
     paints: list[float] = []
     encodes: list[float] = []
     sizes: list[int] = []
     for sc in scenes[WARM_UP:]:
         t0 = time.perf_counter()
-        im = render_image(sc, theme)
+        im = picture(sc, theme)
         t1 = time.perf_counter()
         data = encode_png(im, theme)
         t2 = time.perf_counter()
@@ -195,12 +201,19 @@ def in_process(scenes: list[BoardScene], theme: str) -> None:
     ms = [t * 1000 for t in totals]
     print(f"boards rendered:        {len(ms)} (theme {theme}, {im.width}x{im.height} px)")
     print(f"render+encode median:   {statistics.median(ms):.2f} ms   p95 {_pct(ms, 0.95):.2f} ms")
-    print(f"  paint median:         {statistics.median(paints) * 1000:.2f} ms")
+    print(f"  paint median:         {statistics.median(paints) * 1000:.2f} ms ({picture.__name__})")
     print(f"  encode median:        {statistics.median(encodes) * 1000:.2f} ms ({png.deflater()})")
     print(
         f"PNG size median:        {statistics.median(sizes) / 1024:.1f} KB   "
         f"max {max(sizes) / 1024:.1f} KB"
     )
+    if tiles is not None:
+        looked_up = max(1, tiles.hits + tiles.misses)
+        print(
+            f"tile cache:             {tiles.misses / looked_up:.0%} of {looked_up} lookups "
+            f"missed ({tiles.misses / len(ms):.1f} per board); {len(tiles)} tiles, "
+            f"{tiles.bytes / 2**20:.1f} MB"
+        )
     print(
         f"cold first render:      {cold * 1000:.1f} ms   cached same board "
         f"{warm_same * 1000:.2f} ms   ratio {cold / warm_same:.0f}x"

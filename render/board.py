@@ -1,8 +1,11 @@
 """Board picture: :func:`render_board` turns a :class:`BoardScene` into PNG bytes.
 
-The empty board of each theme is drawn once (at twice the size, then downscaled) and cached;
-a render copies it, pastes cached sprites and glyphs, maps the result onto a cached palette
-and encodes it.
+The empty board of each theme is drawn once (at twice the size, then downscaled) and cached.
+The painter records what goes on it (cached sprites and glyphs, labels, bands) and
+render.compose assembles the picture in the theme's fixed palette from cached tiles of those
+drawings (drawn in RGB on a miss); render.png encodes it. ``render_image`` still draws the
+whole board in RGB (replays, the palette), and the composed board is pixel for pixel that
+picture mapped onto the palette.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PIL import Image, ImageDraw
 from render import layout as L
 from render import sprites
 from render import text as T
+from render.compose import Canvas, Composer, TileCache, run
 from render.png import encode_palette_png
 from render.scene import BoardScene
 from render.theme import RGB, Theme, get_theme
@@ -174,20 +178,15 @@ def _safe_pips(scene: BoardScene, side: str) -> int:
         return 0
 
 
-def _paste_centred(im: Image.Image, sprite: Image.Image, centre: tuple[float, float]) -> None:
-    w, h = sprite.size
-    sprites.blit(im, sprite, round(centre[0] - w / 2), round(centre[1] - h / 2))
-
-
 def _pill(
-    im: Image.Image, left_mid: tuple[float, float], text: str, bg: RGB, fg: RGB, size: int
+    im: Canvas, left_mid: tuple[float, float], text: str, bg: RGB, fg: RGB, size: int
 ) -> float:
     """A rounded label; returns its width."""
     x, y = left_mid
     w = T.width(text, size, True) + 22
     h = size + 10
-    ImageDraw.Draw(im).rounded_rectangle((x, y - h / 2, x + w, y + h / 2), h / 2, fill=bg)
-    T.draw(im, (x + w / 2, y), text, fg, size, True, "mm")
+    im.rounded_rectangle((x, y - h / 2, x + w, y + h / 2), h / 2, fill=bg)
+    im.text((x + w / 2, y), text, fg, size, True, "mm")
     return w
 
 
@@ -201,13 +200,12 @@ class _Painter:
         self.tn = theme.name
         x_shade = "dark" if scene.x_colour == "dark" else "light"
         self.shade = {"X": x_shade, "O": "light" if x_shade == "dark" else "dark"}
-        self.im = base_board(theme.name).copy()
-        self.im.load()  # sprites.blit writes to the core image directly
+        self.im = Canvas((L.WIDTH, L.HEIGHT))
         self.marks = _marks(scene)
 
     def count_label(self, centre: tuple[float, float], n: int, side: str) -> None:
         colour = sprites.style_of(self.theme, self.shade[side]).text
-        T.draw(self.im, centre, str(n), colour, COUNT_SIZE, True, "mm")
+        self.im.text(centre, str(n), colour, COUNT_SIZE, True, "mm")
 
     def name(self, side: str) -> str:
         return str(self.scene.x_name if side == "X" else self.scene.o_name)
@@ -225,12 +223,13 @@ class _Painter:
     def point(self, p: int, stack: str) -> None:
         m = self.marks
         im = self.im
+        im.group()
         drawn, covered = L.drawn_stack(stack)
         ghosts = min(m.ghosts.get(p, 0), 15)
         slots = len(drawn) + ghosts
         centres = [L.checker_centre(p, i, slots, covered) for i in range(slots)]
         for dc in drawn:
-            _paste_centred(im, sprites.checker(self.tn, self.shade[dc.colour]), centres[dc.slot])
+            im.sprite_centred(sprites.checker, (self.tn, self.shade[dc.colour]), centres[dc.slot])
         # Locks go on after all checkers, on the visible part of covered ones: one per checker
         # where there is room, else one per run of covered checkers of the same colour.
         runs: list[list[int]] = []
@@ -243,23 +242,24 @@ class _Painter:
                 runs.append([dc.slot, dc.slot])
         if L.spacing(slots, covered) >= LOCK_ROOM:
             runs = [[i, i] for first, last in runs for i in range(first, last + 1)]
-        lock = sprites.lock(self.tn)
         for first, last in runs:
-            _paste_centred(im, lock, L.visible_centre(p, first, last, slots, covered))
+            centre = L.visible_centre(p, first, last, slots, covered)
+            im.sprite_centred(sprites.lock, (self.tn,), centre)
         for g in range(ghosts):
-            ghost = sprites.ghost(self.tn, self.shade[m.mover])
-            _paste_centred(im, ghost, centres[len(drawn) + g])
+            im.sprite_centred(
+                sprites.ghost, (self.tn, self.shade[m.mover]), centres[len(drawn) + g]
+            )
         arrived = m.arrivals.get(p, 0)
         for dc in reversed(drawn):
             if arrived <= 0 or dc.colour != m.mover:
                 break
-            _paste_centred(im, sprites.ring(self.tn, self.theme.highlight), centres[dc.slot])
+            im.sprite_centred(sprites.ring, (self.tn, self.theme.highlight), centres[dc.slot])
             arrived -= 1
         if m.pins.get(p):
             victim = _other(m.mover)
             for dc in reversed(drawn):
                 if dc.colour == victim:
-                    _paste_centred(im, sprites.ring(self.tn, self.theme.pin), centres[dc.slot])
+                    im.sprite_centred(sprites.ring, (self.tn, self.theme.pin), centres[dc.slot])
                     break
         if len(stack) > L.FULL_STACK and drawn:
             top = drawn[-1]
@@ -267,7 +267,7 @@ class _Painter:
         if m.hits.get(p):
             x, y = L.checker_centre(p, max(len(drawn) - 1, 0), max(slots, 1), covered)
             burst = (x + 17, y + (-17 if L.is_top(p) else 17))
-            _paste_centred(im, sprites.starburst(self.tn), burst)
+            im.sprite_centred(sprites.starburst, (self.tn,), burst)
 
     # ---------------------------------------------------------------- bar, reserve, off
 
@@ -275,15 +275,15 @@ class _Painter:
         shown = min(count, 15)
         slots = shown + ghosts
         centre = L.bar_centre if where == "bar" else L.reserve_centre
-        sprite = sprites.checker(self.tn, self.shade[side])
+        im = self.im
+        im.group()
         for i in range(shown):
-            _paste_centred(self.im, sprite, centre(side, i, slots))
-        hit_ring = sprites.ring(self.tn, self.theme.hit)
+            im.sprite_centred(sprites.checker, (self.tn, self.shade[side]), centre(side, i, slots))
         for i in range(shown - min(ringed, shown), shown):
-            _paste_centred(self.im, hit_ring, centre(side, i, slots))
+            im.sprite_centred(sprites.ring, (self.tn, self.theme.hit), centre(side, i, slots))
         for g in range(ghosts):
-            ghost = sprites.ghost(self.tn, self.shade[side])
-            _paste_centred(self.im, ghost, centre(side, shown + g, slots))
+            ghost_centre = centre(side, shown + g, slots)
+            im.sprite_centred(sprites.ghost, (self.tn, self.shade[side]), ghost_centre)
         if count > 1 and shown:
             self.count_label(centre(side, shown - 1, slots), count, side)
 
@@ -305,15 +305,15 @@ class _Painter:
             total = _count(pos.off, i)
             n = min(total, 15)
             fresh = m.borne_off if side == m.mover else 0
+            self.im.group()
             for k in range(n):
                 x0, y0, _, _ = L.off_slab_box(side, k)
-                sprite = sprites.slab(self.tn, self.shade[side], k >= n - fresh)
-                sprites.blit(self.im, sprite, x0, y0)
+                self.im.sprite(sprites.slab, (self.tn, self.shade[side], k >= n - fresh), x0, y0)
             if n:
                 x0, y0, x1, y1 = L.off_slab_box(side, n - 1)
                 y = y0 - 14 if side == "X" else y1 + 14
                 label = str(total)
-                T.draw(self.im, ((x0 + x1) / 2, y), label, self.theme.frame_text, 20, True, "mm")
+                self.im.text(((x0 + x1) / 2, y), label, self.theme.frame_text, 20, True, "mm")
 
     # ---------------------------------------------------------------- cube, dice, chain
 
@@ -325,7 +325,8 @@ class _Painter:
         value = max(1, _int(s.cube_value, 1))
         shown = 64 if (owner is None and value == 1) else value
         x0, y0, x1, y1 = L.cube_box(owner)
-        _paste_centred(self.im, sprites.cube(self.tn, shown), ((x0 + x1) / 2, (y0 + y1) / 2))
+        self.im.group()
+        self.im.sprite_centred(sprites.cube, (self.tn, shown), ((x0 + x1) / 2, (y0 + y1) / 2))
 
     def dice(self) -> None:
         s = self.scene
@@ -343,11 +344,12 @@ class _Painter:
             if len(values) >= 2 and len(set(values)) == 1:
                 copies = len(values) if len(values) > 2 else 4
                 values = values[:2]
+        self.im.group()
         if values:
             boxes = L.dice_boxes(len(values), with_badge=copies is not None)
             for v, (x0, y0, x1, y1) in zip(values, boxes, strict=True):
-                die = sprites.die(self.tn, self.shade[roller], v)
-                _paste_centred(self.im, die, ((x0 + x1) / 2, (y0 + y1) / 2))
+                centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+                self.im.sprite_centred(sprites.die, (self.tn, self.shade[roller], v), centre)
             if copies is not None:
                 x1, y0, y1 = boxes[-1][2], boxes[-1][1], boxes[-1][3]
                 t = self.theme
@@ -366,11 +368,12 @@ class _Painter:
         x0, x1 = L.LEFT_FIELD_X + 6, L.LEFT_FIELD_X + 6 * L.POINT_W - 6
         cx, width = (x0 + x1) / 2, x1 - x0 - 16
         y0 = L.MID_Y - 33
-        ImageDraw.Draw(self.im).rounded_rectangle((x0, y0, x1, y0 + 66), 10, fill=t.banner)
+        self.im.group()
+        self.im.rounded_rectangle((x0, y0, x1, y0 + 66), 10, fill=t.banner)
         line1 = T.fit(f"Chain: {who} to play", 20, True, width)
         line2 = T.fit(f"then {rest}" if rest else "last number of the chain", 20, True, width)
-        T.draw(self.im, (cx, L.MID_Y - 14), line1, t.banner_text, 20, True, "mm")
-        T.draw(self.im, (cx, L.MID_Y + 15), line2, t.highlight, 20, True, "mm")
+        self.im.text((cx, L.MID_Y - 14), line1, t.banner_text, 20, True, "mm")
+        self.im.text((cx, L.MID_Y + 15), line2, t.highlight, 20, True, "mm")
 
     # ---------------------------------------------------------------- text bands
 
@@ -386,9 +389,10 @@ class _Painter:
         rw = T.width(right, 22)
         title = T.fit(str(s.variant_name), 24, True, L.WIDTH - 2 * L.MARGIN - rw - 30)
         y = L.TITLE_H // 2 + 2
-        T.draw(self.im, (L.MARGIN + 4, y), title, t.text, 24, True, "lm")
+        self.im.group(loose=True)
+        self.im.text((L.MARGIN + 4, y), title, t.text, 24, True, "lm")
         if right:
-            T.draw(self.im, (L.WIDTH - L.MARGIN - 4, y), right, t.text_dim, 22, False, "rm")
+            self.im.text((L.WIDTH - L.MARGIN - 4, y), right, t.text_dim, 22, False, "rm")
 
     def band(self, side: str) -> None:
         s = self.scene
@@ -397,11 +401,14 @@ class _Painter:
         y0 = L.O_BAND_Y if side == "O" else L.X_BAND_Y
         acting = s.to_act == side
         band = (0, y0 + 3, L.WIDTH, y0 + L.BAND_H - 3)
-        ImageDraw.Draw(im).rectangle(band, fill=t.turn_band if acting else t.band)
+        im.group(loose=True)
+        im.background(band, t.turn_band if acting else t.band)
         cy = y0 + L.BAND_H // 2
         x: float = L.MARGIN + 4
         swatch = sprites.checker(self.tn, self.shade[side], 32)
-        sprites.blit(im, swatch, round(x), cy - swatch.height // 2)
+        im.sprite(
+            sprites.checker, (self.tn, self.shade[side], 32), round(x), cy - swatch.height // 2
+        )
         x += swatch.width + 10
         i = SIDES.index(side)
         segments = [(f"{_safe_pips(s, side)} pips", t.text)]
@@ -412,12 +419,12 @@ class _Painter:
                 segments.append((f"{_count(pile, i)} {where}", t.text_dim))
         right_x: float = L.WIDTH - L.MARGIN - 6
         for segment, colour in segments:
-            right_x -= T.draw(im, (right_x, cy), segment, colour, 22, False, "rm") + 26
+            right_x -= im.text((right_x, cy), segment, colour, 22, False, "rm") + 26
         rw = L.WIDTH - L.MARGIN - 6 - right_x
         pill = "to play" if acting else ""
         pill_w = T.width(pill, 20, True) + 36 if acting else 0
         name = T.fit(self.name(side), 24, True, L.WIDTH - L.MARGIN - 30 - rw - x - pill_w)
-        x += T.draw(im, (x, cy), name, t.text, 24, True, "lm") + 14
+        x += im.text((x, cy), name, t.text, 24, True, "lm") + 14
         if acting:
             _pill(im, (x, cy), pill, t.turn_pill, t.turn_pill_text, 20)
 
@@ -428,24 +435,30 @@ class _Painter:
         y = L.FOOTER_Y + 8 + L.FOOTER_LINE // 2
         right_edge = L.WIDTH - L.MARGIN - 4
         lp = s.last_play
+        im.group(loose=True)
         if lp is not None:
             x: float = L.MARGIN + 4
             if lp.mover in SIDES:
                 sw = sprites.checker(self.tn, self.shade[lp.mover], 22)
-                sprites.blit(im, sw, round(x), y - sw.height // 2)
+                im.sprite(
+                    sprites.checker,
+                    (self.tn, self.shade[lp.mover], 22),
+                    round(x),
+                    y - sw.height // 2,
+                )
                 x += sw.width + 8
                 who = self.name(lp.mover)
             else:
                 who = "?"
             head = T.fit(f"{who} played ", 22, True, (right_edge - x) / 2)
-            x += T.draw(im, (x, y), head, t.text_dim, 22, True, "lm")
+            x += im.text((x, y), head, t.text_dim, 22, True, "lm")
             dice = "-".join(str(_int(v)) for v in lp.dice[:4]) + ": " if lp.dice else ""
             body = T.fit(dice + (str(lp.text) or "no move"), 22, False, right_edge - x)
-            T.draw(im, (x, y), body, t.highlight, 22, False, "lm")
+            im.text((x, y), body, t.highlight, 22, False, "lm")
             y += L.FOOTER_LINE
         if s.status:
             status = T.fit(str(s.status), 22, False, right_edge - L.MARGIN - 4)
-            T.draw(im, (L.MARGIN + 4, y), status, t.text, 22, False, "lm")
+            im.text((L.MARGIN + 4, y), status, t.text, 22, False, "lm")
 
     def game_over(self) -> None:
         s = self.scene
@@ -459,18 +472,18 @@ class _Painter:
             lines.append(f"{self.name('X')} {sx} – {so} {self.name('O')}")
         h = 24 + 40 * len(lines)
         top = L.MID_Y - h // 2
-        veil = Image.new("RGBA", (x1 - x0, h), (*t.banner, 230))
-        self.im.paste(veil, (x0, top), veil)
+        self.im.group()
+        self.im.veil(x0, top, x1 - x0, h, (*t.banner, 230))
         edge = (x0, top, x1 - 1, top + h - 1)
-        ImageDraw.Draw(self.im).rectangle(edge, outline=t.highlight, width=3)
+        self.im.rectangle(edge, outline=t.highlight, width=3)
         y = top + 12 + 20
         for k, line in enumerate(lines):
             size = 28 if k == 0 else 22
             fitted = T.fit(line, size, True, x1 - x0 - 24)
-            T.draw(self.im, ((x0 + x1) / 2, y), fitted, t.banner_text, size, True, "mm")
+            self.im.text(((x0 + x1) / 2, y), fitted, t.banner_text, size, True, "mm")
             y += 40
 
-    def paint(self) -> Image.Image:
+    def paint(self) -> Canvas:
         self.title()
         self.band("O")
         self.band("X")
@@ -503,7 +516,9 @@ def palette(theme_name: str) -> Image.Image:
     known = set(exact)
     seen: set[tuple[int, int, int]] = set()
     for scene in palette_scenes():
-        for _, colour in _Painter(scene, theme).paint().getcolors(1 << 17) or []:
+        for _, colour in (
+            _draw_rgb(_Painter(scene, theme).paint(), theme.name).getcolors(1 << 17) or []
+        ):
             if isinstance(colour, tuple) and colour not in known:
                 seen.add((int(colour[0]), int(colour[1]), int(colour[2])))
     spare = PALETTE_COLOURS - len(exact)
@@ -524,13 +539,37 @@ def warm_up(themes: tuple[str, ...] = ("default", "high-contrast")) -> None:
     """Build the caches (board, sprites, glyphs, palette) so that the first real render is
     fast; a bot calls this once at start-up, off the event loop."""
     for name in themes:
-        palette(get_theme(name).name)
+        composer(get_theme(name).name)
+
+
+#: Drawn components of boards, all themes together (see render.compose).
+TILES = TileCache()
+
+
+@lru_cache(maxsize=8)
+def composer(theme_name: str) -> Composer:
+    return Composer(theme_name, base_board(theme_name), palette(theme_name), TILES)
+
+
+def clear_caches() -> None:
+    """Forget the drawn components and the composers (benchmarks of a cold start)."""
+    TILES.clear()
+    composer.cache_clear()
+
+
+def _draw_rgb(canvas: Canvas, theme_name: str) -> Image.Image:
+    im = base_board(theme_name).copy()
+    im.load()  # sprites.blit writes to the core image directly
+    for op in canvas.ops():
+        run(im, op)
+    return im
 
 
 def encode_png(im: Image.Image, theme_name: str = "default") -> bytes:
     """PNG bytes of a rendered board; see :data:`PALETTE_COLOURS` and :mod:`render.png`."""
     if PALETTE_COLOURS:
-        im = im.quantize(palette=palette(theme_name), dither=Image.Dither.NONE)
+        if im.mode != "P":
+            im = im.quantize(palette=palette(theme_name), dither=Image.Dither.NONE)
         return encode_palette_png(im)
     out = io.BytesIO()
     im.save(out, "PNG", compress_level=COMPRESS_LEVEL)
@@ -538,11 +577,21 @@ def encode_png(im: Image.Image, theme_name: str = "default") -> bytes:
 
 
 def render_image(scene: BoardScene, theme: str = "default") -> Image.Image:
-    """The board as an RGB image, before encoding."""
-    return _Painter(scene, get_theme(theme)).paint()
+    """The board as an RGB image, before encoding (every drawing made afresh)."""
+    t = get_theme(theme)
+    return _draw_rgb(_Painter(scene, t).paint(), t.name)
+
+
+def render_palette_image(scene: BoardScene, theme: str = "default") -> Image.Image:
+    """The board in the theme's palette ('P'), composed from cached components: pixel for
+    pixel ``render_image`` mapped onto :func:`palette`."""
+    t = get_theme(theme)
+    return composer(t.name).compose(_Painter(scene, t).paint())
 
 
 def render_board(scene: BoardScene, theme: str = "default") -> bytes:
     """The board of ``scene`` as PNG bytes, in ``theme`` (unknown names fall back to default)."""
     name = get_theme(theme).name
-    return encode_png(render_image(scene, name), name)
+    if not PALETTE_COLOURS:
+        return encode_png(render_image(scene, name), name)
+    return encode_palette_png(render_palette_image(scene, name))

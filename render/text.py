@@ -75,6 +75,54 @@ def fit(text: str, size: int, bold: bool, max_width: float) -> str:
     return text  # only rounding made it look too wide
 
 
+def _origin(
+    text: str, xy: tuple[float, float], size: int, bold: bool, anchor: str, metrics: tuple[int, int]
+) -> tuple[float, float, float]:
+    """``(width, pen x, pen y)`` of ``text`` (cleaned) drawn at ``xy`` with ``anchor``."""
+    w = width(text, size, bold)
+    x, y = xy
+    if anchor[0] == "m":
+        x -= w / 2
+    elif anchor[0] == "r":
+        x -= w
+    if anchor[1] == "m":
+        ascent, descent = metrics
+        y -= (ascent + descent) / 2
+    return w, x, y
+
+
+def extent(
+    xy: tuple[float, float], text: str, size: int, bold: bool = False, anchor: str = "la"
+) -> tuple[float, tuple[int, int, int, int] | None]:
+    """What :func:`draw` with these arguments returns, and the box of the pixels it would
+    touch (``None``: none), without drawing."""
+    text = clean(text)
+    metrics = _vmetrics(size, bold)
+    if metrics is None:
+        f: Font = font(size, bold)
+        text = _latin1(text)
+        if not text:
+            return 0.0, None
+        left, top, right, bottom = ImageDraw.Draw(Image.new("L", (1, 1))).textbbox(
+            xy, text, font=f, anchor=anchor
+        )
+        # Two pixels of margin: the bitmap font's box is not promised to the pixel.
+        box = (int(left) - 2, int(top) - 2, int(right) + 2, int(bottom) + 2)
+        return float(f.getlength(text)), box
+    w, pen, y = _origin(text, xy, size, bold, anchor, metrics)
+    iy = round(y)
+    x0 = y0 = 1 << 30
+    x1 = y1 = -(1 << 30)
+    for ch in text:
+        mask, left, top, advance = _glyph(size, bold, ch)
+        if mask is not None:
+            gx, gy = round(pen) + left, iy + top
+            x0, y0 = min(x0, gx), min(y0, gy)
+            x1, y1 = max(x1, gx + mask.width), max(y1, gy + mask.height)
+        pen += advance
+    return w, ((x0, y0, x1, y1) if x1 > x0 else None)
+
+
 def draw(
     im: Image.Image,
     xy: tuple[float, float],
@@ -93,16 +141,7 @@ def draw(
         text = _latin1(text)
         ImageDraw.Draw(im).text(xy, text, fill=fill, font=f, anchor=anchor)
         return float(f.getlength(text))
-    w = width(text, size, bold)
-    x, y = xy
-    if anchor[0] == "m":
-        x -= w / 2
-    elif anchor[0] == "r":
-        x -= w
-    if anchor[1] == "m":
-        ascent, descent = metrics
-        y -= (ascent + descent) / 2
-    pen = x
+    w, pen, y = _origin(text, xy, size, bold, anchor, metrics)
     iy = round(y)
     im.load()
     core = im.im  # direct core pastes: Image.paste's checks cost more than the glyph copy

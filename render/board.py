@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from render import compose, sprites
 from render import layout as L
-from render import sprites
 from render import text as T
 from render.compose import Canvas, Composer, TileCache, run
 from render.png import encode_palette_png
@@ -223,7 +223,27 @@ class _Painter:
     def point(self, p: int, stack: str) -> None:
         m = self.marks
         im = self.im
-        im.group()
+        # What a point draws depends on these only (the theme and colours, its stack, its
+        # marks): a point seen before is replayed instead of laid out again.
+        key = (
+            self.tn,
+            self.shade["X"],
+            p,
+            stack,
+            m.mover,
+            m.ghosts.get(p, 0),
+            m.arrivals.get(p, 0),
+            bool(m.pins.get(p)),
+            bool(m.hits.get(p)),
+        )
+        if im.replay(key):
+            return
+        self.draw_point(p, stack)
+        im.remember(key)
+
+    def draw_point(self, p: int, stack: str) -> None:
+        m = self.marks
+        im = self.im
         drawn, covered = L.drawn_stack(stack)
         ghosts = min(m.ghosts.get(p, 0), 15)
         slots = len(drawn) + ghosts
@@ -555,6 +575,7 @@ def clear_caches() -> None:
     """Forget the drawn components and the composers (benchmarks of a cold start)."""
     TILES.clear()
     composer.cache_clear()
+    compose.forget()
 
 
 def _draw_rgb(canvas: Canvas, theme_name: str) -> Image.Image:

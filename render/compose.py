@@ -19,6 +19,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -39,6 +40,9 @@ TILE_BYTES = 8 * 1024 * 1024
 #: Boxes whose empty-board pixels are remembered (a few bytes each).
 CLASS_ENTRIES = 8192
 NONE = Image.Dither.NONE
+#: Groups of drawings remembered by key (Canvas.remember); emptied when full.
+REMEMBERED_ENTRIES = 4096
+_REMEMBERED: dict[Any, tuple[tuple[int, ...], tuple[Op, ...]]] = {}
 
 
 class Canvas:
@@ -78,17 +82,39 @@ class Canvas:
         ops.append((self._seq, op))
         self._seq += 1
 
+    def replay(self, key: Any) -> bool:
+        """Start a group; if drawings were remembered under ``key`` (:meth:`remember`), add
+        them again and return True (the caller then draws nothing)."""
+        self.group()
+        found = _REMEMBERED.get(key)
+        if found is None:
+            return False
+        box, ops = found
+        if ops:
+            seq = self._seq
+            self.groups[-1] = (list(box), [(seq + i, op) for i, op in enumerate(ops)])
+            self._seq += len(ops)
+        return True
+
+    def remember(self, key: Any) -> None:
+        """Remember the drawings of the current group under ``key``: what a group draws is a
+        pure function of what the key holds (e.g. a point's stack and marks)."""
+        box, ops = self.groups[-1]
+        if len(_REMEMBERED) >= REMEMBERED_ENTRIES:
+            _REMEMBERED.clear()
+        _REMEMBERED[key] = (tuple(box), tuple(op for _, op in ops))
+
     # drawings
 
     def sprite(self, fn: Callable[..., Image.Image], args: tuple[Any, ...], x: int, y: int) -> None:
         """``fn(*args)`` (a cached sprite) pasted with its top left at ``(x, y)``."""
-        w, h = fn(*args).size
+        w, h = _size(fn, args)
         self._add((x, y, x + w, y + h), ("s", fn, args, x, y))
 
     def sprite_centred(
         self, fn: Callable[..., Image.Image], args: tuple[Any, ...], centre: tuple[float, float]
     ) -> None:
-        w, h = fn(*args).size
+        w, h = _size(fn, args)
         self.sprite(fn, args, round(centre[0] - w / 2), round(centre[1] - h / 2))
 
     def text(
@@ -146,32 +172,46 @@ class Canvas:
 
     def components(self) -> list[tuple[Box, tuple[Op, ...]]]:
         """Groups merged while their boxes overlap: ``(box, drawings in order)``, disjoint."""
-        comps: list[tuple[list[int], list[tuple[int, Op]]]] = []
-        for gbox, gops in self.groups:
-            if not gops:
-                continue
-            box, ops = list(gbox), list(gops)
-            merged = True
-            while merged:
-                merged = False
-                for i, (cbox, cops) in enumerate(comps):
-                    if _overlap(cbox, box):
-                        box = [
-                            min(box[0], cbox[0]),
-                            min(box[1], cbox[1]),
-                            max(box[2], cbox[2]),
-                            max(box[3], cbox[3]),
-                        ]
-                        ops += cops
-                        del comps[i]
-                        merged = True
+        comps = [(list(gbox), list(gops)) for gbox, gops in self.groups if gops]
+        while True:
+            # Sweep from left to right: a box only meets those still open at its left edge.
+            comps.sort(key=lambda c: c[0][0])
+            merged: list[tuple[list[int], list[tuple[int, Op]]]] = []
+            active: list[tuple[list[int], list[tuple[int, Op]]]] = []
+            changed = False
+            for box, ops in comps:
+                x0 = box[0]
+                active = [c for c in active if c[0][2] > x0]
+                for cbox, cops in active:
+                    if cbox[1] < box[3] and box[1] < cbox[3]:
+                        cbox[0], cbox[1] = min(cbox[0], box[0]), min(cbox[1], box[1])
+                        cbox[2], cbox[3] = max(cbox[2], box[2]), max(cbox[3], box[3])
+                        cops += ops
+                        changed = True
                         break
-            comps.append((box, ops))
+                else:
+                    merged.append((box, ops))
+                    active.append(merged[-1])
+            comps = merged
+            if not changed:
+                break
         out = []
         for cbox, cops in comps:
             cops.sort(key=lambda o: o[0])
             out.append(((cbox[0], cbox[1], cbox[2], cbox[3]), tuple(op for _, op in cops)))
         return out
+
+
+@lru_cache(maxsize=1024)
+def _size(fn: Callable[..., Image.Image], args: tuple[Any, ...]) -> tuple[int, int]:
+    size: tuple[int, int] = fn(*args).size
+    return size
+
+
+def forget() -> None:
+    """Empty the module's memos (remembered groups, sprite sizes)."""
+    _REMEMBERED.clear()
+    _size.cache_clear()
 
 
 def _overlap(a: Sequence[int], b: Sequence[int]) -> bool:
@@ -203,17 +243,18 @@ def run(im: Image.Image, op: Op) -> None:
 
 
 class TileCache:
-    """Drawn components in palette mode, least recently used first out."""
+    """Drawn components in palette mode (anything with a ``size``: Pillow's core images),
+    least recently used first out."""
 
     def __init__(self, entries: int = TILE_ENTRIES, max_bytes: int = TILE_BYTES) -> None:
         self.entries = entries
         self.max_bytes = max_bytes
-        self._tiles: OrderedDict[Any, Image.Image] = OrderedDict()
+        self._tiles: OrderedDict[Any, Any] = OrderedDict()
         self.bytes = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: Any) -> Image.Image | None:
+    def get(self, key: Any) -> Any:
         tile = self._tiles.get(key)
         if tile is None:
             self.misses += 1
@@ -222,18 +263,18 @@ class TileCache:
         self.hits += 1
         return tile
 
-    def put(self, key: Any, tile: Image.Image) -> None:
-        size = tile.width * tile.height
+    def put(self, key: Any, tile: Any) -> None:
+        size = _area(tile)
         if size > self.max_bytes:
             return
         old = self._tiles.pop(key, None)
         if old is not None:
-            self.bytes -= old.width * old.height
+            self.bytes -= _area(old)
         self._tiles[key] = tile
         self.bytes += size
         while len(self._tiles) > self.entries or self.bytes > self.max_bytes:
             _, gone = self._tiles.popitem(last=False)
-            self.bytes -= gone.width * gone.height
+            self.bytes -= _area(gone)
 
     def __len__(self) -> int:
         return len(self._tiles)
@@ -242,6 +283,11 @@ class TileCache:
         self._tiles.clear()
         self.bytes = 0
         self.hits = self.misses = 0
+
+
+def _area(tile: Any) -> int:
+    w, h = tile.size
+    return int(w) * int(h)
 
 
 class Composer:
@@ -306,14 +352,16 @@ class Composer:
                 if tile is None:
                     tile = self._draw(box, ops, under)
                     self.tiles.put(key, tile)
-                core.paste(tile.im, box)
+                core.paste(tile, box)
         return out
 
-    def _draw(self, box: Box, ops: tuple[Op, ...], under: tuple[Op, ...]) -> Image.Image:
+    def _draw(self, box: Box, ops: tuple[Op, ...], under: tuple[Op, ...]) -> Any:
+        """The component drawn on the empty board, as a core image in the palette (Pillow's
+        core calls: Image.quantize's checks and palette copy cost more than a small tile)."""
         scratch = self._scratch
         for op in (*under, *ops):
             run(scratch, op)
-        tile = scratch.crop(box).quantize(palette=self.palette, dither=NONE)
+        tile = scratch.im.crop(box).convert("P", int(NONE), self.palette.im)
         wiped = box
         for op in under:  # a background reaches beyond the component: wipe all of it
             bx0, by0, bx1, by1 = op[1]
@@ -323,5 +371,7 @@ class Composer:
                 max(wiped[2], bx1 + 1),
                 max(wiped[3], by1 + 1),
             )
-        scratch.im.paste(self.base_rgb.crop(wiped).im, wiped)
+        w, h = scratch.size
+        wiped = (max(0, wiped[0]), max(0, wiped[1]), min(w, wiped[2]), min(h, wiped[3]))
+        scratch.im.paste(self.base_rgb.im.crop(wiped), wiped)
         return tile

@@ -91,6 +91,7 @@ def _origin(
     return w, x, y
 
 
+@lru_cache(maxsize=4096)
 def extent(
     xy: tuple[float, float], text: str, size: int, bold: bool = False, anchor: str = "la"
 ) -> tuple[float, tuple[int, int, int, int] | None]:

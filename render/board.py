@@ -572,10 +572,11 @@ def composer(theme_name: str) -> Composer:
 
 
 def clear_caches() -> None:
-    """Forget the drawn components and the composers (benchmarks of a cold start)."""
+    """Forget the drawn components, composers and measured text (a cold start, new fonts)."""
     TILES.clear()
     composer.cache_clear()
     compose.forget()
+    T.clear_caches()
 
 
 def _draw_rgb(canvas: Canvas, theme_name: str) -> Image.Image:

@@ -359,19 +359,16 @@ class Composer:
         """The component drawn on the empty board, as a core image in the palette (Pillow's
         core calls: Image.quantize's checks and palette copy cost more than a small tile)."""
         scratch = self._scratch
-        for op in (*under, *ops):
+        x0, y0, x1, y1 = box
+        for op in under:
+            # A background is an axis-aligned rectangle with whole-pixel corners: its part
+            # inside the box is the same rectangle clipped to the box (both corners included).
+            bx0, by0, bx1, by1 = op[1]
+            clipped = (max(bx0, x0), max(by0, y0), min(bx1, x1 - 1), min(by1, y1 - 1))
+            if clipped[0] <= clipped[2] and clipped[1] <= clipped[3]:
+                run(scratch, ("r", clipped, *op[2:]))
+        for op in ops:
             run(scratch, op)
         tile = scratch.im.crop(box).convert("P", int(NONE), self.palette.im)
-        wiped = box
-        for op in under:  # a background reaches beyond the component: wipe all of it
-            bx0, by0, bx1, by1 = op[1]
-            wiped = (
-                min(wiped[0], bx0),
-                min(wiped[1], by0),
-                max(wiped[2], bx1 + 1),
-                max(wiped[3], by1 + 1),
-            )
-        w, h = scratch.size
-        wiped = (max(0, wiped[0]), max(0, wiped[1]), min(w, wiped[2]), min(h, wiped[3]))
-        scratch.im.paste(self.base_rgb.im.crop(wiped), wiped)
+        scratch.im.paste(self.base_rgb.im.crop(box), box)
         return tile

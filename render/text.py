@@ -54,6 +54,7 @@ def _vmetrics(size: int, bold: bool) -> tuple[int, int] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def width(text: str, size: int, bold: bool = False) -> float:
     text = clean(text)
     if _vmetrics(size, bold) is None:
@@ -61,6 +62,7 @@ def width(text: str, size: int, bold: bool = False) -> float:
     return sum(_glyph(size, bold, ch)[3] for ch in text)
 
 
+@lru_cache(maxsize=1024)
 def fit(text: str, size: int, bold: bool, max_width: float) -> str:
     """``text`` shortened with an ellipsis so that it fits ``max_width`` pixels."""
     text = clean(text)
@@ -153,3 +155,9 @@ def draw(
             core.paste(fill, (gx, gy, gx + mask.width, gy + mask.height), mask.im)
         pen += advance
     return w
+
+
+def clear_caches() -> None:
+    """Forget measured and rasterised text (after the fonts changed: tests)."""
+    for f in (_glyph, _vmetrics, width, fit, extent):
+        f.cache_clear()

@@ -37,6 +37,7 @@ def _clear_caches() -> None:
         sprites.cube,
     ):
         f.cache_clear()
+    board.clear_caches()  # tiles and measured text drawn with the previous fonts
 
 
 @pytest.fixture

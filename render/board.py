@@ -21,7 +21,7 @@ from render import compose, sprites
 from render import layout as L
 from render import text as T
 from render.compose import Canvas, Composer, TileCache, run
-from render.png import encode_palette_png
+from render.png import encode_palette_png, encode_rows
 from render.scene import BoardScene
 from render.theme import RGB, Theme, get_theme
 
@@ -613,7 +613,7 @@ def render_palette_image(scene: BoardScene, theme: str = "default") -> Image.Ima
 
 def render_board(scene: BoardScene, theme: str = "default") -> bytes:
     """The board of ``scene`` as PNG bytes, in ``theme`` (unknown names fall back to default)."""
-    name = get_theme(theme).name
+    t = get_theme(theme)
     if not PALETTE_COLOURS:
-        return encode_png(render_image(scene, name), name)
-    return encode_palette_png(render_palette_image(scene, name))
+        return encode_png(render_image(scene, t.name), t.name)
+    return encode_rows(composer(t.name).compose_rows(_Painter(scene, t).paint()))

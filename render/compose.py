@@ -300,6 +300,12 @@ class Composer:
         self.base_rgb = base_rgb
         self.palette = palette
         self.base_p = base_rgb.quantize(palette=palette, dither=NONE)
+        # The empty board one column to the right of a column of zeros: boards are composed
+        # in such a copy, whose bytes are then the PNG's rows as they are (render.png).
+        w, h = base_rgb.size
+        self.base_rows = Image.new("P", (w + 1, h), 0)
+        self.base_rows.putpalette(self.base_p.im.getpalette("RGB", "RGB"))
+        self.base_rows.im.paste(self.base_p.im, (1, 0, w + 1, h))
         self.tiles = tiles
         # The empty board each missing component is drawn on, then wiped again.
         self._scratch = base_rgb.copy()
@@ -338,13 +344,21 @@ class Composer:
         return (self.name, box, under, ops)
 
     def compose(self, canvas: Canvas) -> Image.Image:
-        out = self.base_p.copy()
+        """The board in the palette."""
+        w, h = self.base_rgb.size
+        return self.compose_rows(canvas).crop((1, 0, w + 1, h))
+
+    def compose_rows(self, canvas: Canvas) -> Image.Image:
+        """The board in the palette, one column to the right of a column of zeros (the
+        layout of :func:`render.png.encode_rows`)."""
+        out = self.base_rows.copy()
         core = out.im
         with self._lock:
             if canvas.backgrounds:
                 draw = ImageDraw.Draw(out)
                 for _, op in canvas.backgrounds:
-                    draw.rectangle(op[1], fill=self.index(op[2]))
+                    x0, y0, x1, y1 = op[1]
+                    draw.rectangle((x0 + 1, y0, x1 + 1, y1), fill=self.index(op[2]))
             for box, ops in canvas.components():
                 under = tuple(op for bbox, op in canvas.backgrounds if _overlap(bbox, box))
                 key = self._key(box, ops, under)
@@ -352,7 +366,7 @@ class Composer:
                 if tile is None:
                     tile = self._draw(box, ops, under)
                     self.tiles.put(key, tile)
-                core.paste(tile, box)
+                core.paste(tile, (box[0] + 1, box[1], box[2] + 1, box[3]))
         return out
 
     def _draw(self, box: Box, ops: tuple[Op, ...], under: tuple[Op, ...]) -> Any:

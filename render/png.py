@@ -44,11 +44,25 @@ def encode_palette_png(im: Image.Image) -> bytes:
     w, h = im.size
     if w < 1 or h < 1:
         raise ValueError("an empty image has no PNG")
-    palette = im.im.getpalette("RGB", "RGB")
     # Each row is its filter byte (0) followed by its pixels: pasting the picture one column
     # to the right of a zeroed canvas lays out exactly that, in one copy done by Pillow's core.
     rows = Image.new("P", (w + 1, h), 0)
     rows.im.paste(im.im, (1, 0, w + 1, h))
+    rows.putpalette(im.im.getpalette("RGB", "RGB"))
+    return encode_rows(rows)
+
+
+def encode_rows(rows: Image.Image) -> bytes:
+    """PNG bytes of the picture ``rows`` holds from its second column on: a ``P`` image one
+    column wider than the picture whose first column is all 0 (each row's filter byte), so
+    that its bytes are the PNG's rows as they are (a renderer can compose into such an image
+    and save a copy)."""
+    if rows.mode != "P":
+        raise ValueError(f"a palette image is needed, not mode {rows.mode}")
+    w, h = rows.width - 1, rows.height
+    if w < 1 or h < 1:
+        raise ValueError("an empty image has no PNG")
+    palette = rows.im.getpalette("RGB", "RGB")
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0)
     return b"".join(
         (

@@ -90,3 +90,23 @@ def test_other_modes_are_refused(mode: str) -> None:
 def test_empty_image_is_refused() -> None:
     with pytest.raises(ValueError):
         png.encode_palette_png(Image.new("P", (0, 3)))
+
+
+def test_encode_rows_needs_a_palette_image_with_a_picture() -> None:
+    with pytest.raises(ValueError, match="palette"):
+        png.encode_rows(Image.new("RGB", (5, 5)))
+    with pytest.raises(ValueError):
+        png.encode_rows(Image.new("P", (1, 4)))  # the filter column only
+
+
+def test_boards_as_encoded_decode_to_the_composed_picture() -> None:
+    """render_board composes straight into the PNG's row layout; decoded, it is the board."""
+    from render import render_board
+    from render.board import render_palette_image
+
+    for _, sc, theme in gallery():
+        expected = render_palette_image(sc, theme)
+        got = decode(render_board(sc, theme))
+        assert got.size == expected.size
+        assert got.tobytes() == expected.tobytes()
+        assert got.convert("RGB").tobytes() == expected.convert("RGB").tobytes()

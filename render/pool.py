@@ -1,8 +1,9 @@
 """Drawing in worker processes: :class:`RenderPool` runs picture functions (board, charts) off
 the bot's event loop and off its GIL.
 
-Painting a board holds the GIL for ~2 ms and encoding it costs ~4 ms more; in a thread of the
-bot that still slows every other player's command. The pool keeps ``workers`` processes
+A board costs ~2 ms of CPU (bench/render.py: composing it from cached tiles, most of it
+holding the GIL, then ~0.5 ms of PNG encoding); in a thread of the bot that still slows every
+other player's command. The pool keeps ``workers`` processes
 (``spawn``: no copy of the bot's threads or sockets), each with a socket to the bot read by the
 event loop itself (asyncio streams, no helper threads). Jobs wait in two lanes: ``urgent``
 (boards of games between people) and ``background`` (games against the computer, charts); a

@@ -187,12 +187,15 @@ def in_process(scenes: list[BoardScene], theme: str) -> None:
     paints: list[float] = []
     encodes: list[float] = []
     sizes: list[int] = []
+    cpus: list[float] = []
     for sc in scenes[WARM_UP:]:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         im = picture(sc, theme)
         t1 = time.perf_counter()
         data = encode_png(im, theme)
         t2 = time.perf_counter()
+        cpus.append(time.process_time() - c0)
         paints.append(t1 - t0)
         encodes.append(t2 - t1)
         totals.append(t2 - t0)
@@ -200,7 +203,9 @@ def in_process(scenes: list[BoardScene], theme: str) -> None:
 
     ms = [t * 1000 for t in totals]
     print(f"boards rendered:        {len(ms)} (theme {theme}, {im.width}x{im.height} px)")
+    cpu = [t * 1000 for t in cpus]
     print(f"render+encode median:   {statistics.median(ms):.2f} ms   p95 {_pct(ms, 0.95):.2f} ms")
+    print(f"  CPU median:           {statistics.median(cpu):.2f} ms   p95 {_pct(cpu, 0.95):.2f} ms")
     print(f"  paint median:         {statistics.median(paints) * 1000:.2f} ms ({picture.__name__})")
     print(f"  encode median:        {statistics.median(encodes) * 1000:.2f} ms ({png.deflater()})")
     print(

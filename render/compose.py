@@ -43,6 +43,9 @@ NONE = Image.Dither.NONE
 #: Groups of drawings remembered by key (Canvas.remember); emptied when full.
 REMEMBERED_ENTRIES = 4096
 _REMEMBERED: dict[Any, tuple[tuple[int, ...], tuple[Op, ...]]] = {}
+#: Held while composing: the tile cache is shared by every theme's composer, and each
+#: composer draws its misses on one scratch picture.
+_LOCK = threading.Lock()
 
 
 class Canvas:
@@ -310,7 +313,6 @@ class Composer:
         # The empty board each missing component is drawn on, then wiped again.
         self._scratch = base_rgb.copy()
         self._scratch.load()
-        self._lock = threading.Lock()
         self._indices: dict[RGB, int] = {}
         self._classes: dict[Box, bytes] = {}
 
@@ -353,7 +355,7 @@ class Composer:
         layout of :func:`render.png.encode_rows`)."""
         out = self.base_rows.copy()
         core = out.im
-        with self._lock:
+        with _LOCK:
             if canvas.backgrounds:
                 draw = ImageDraw.Draw(out)
                 for _, op in canvas.backgrounds:

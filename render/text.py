@@ -109,8 +109,8 @@ def extent(
         left, top, right, bottom = ImageDraw.Draw(Image.new("L", (1, 1))).textbbox(
             xy, text, font=f, anchor=anchor
         )
-        # Two pixels of margin: the bitmap font's box is not promised to the pixel.
-        box = (int(left) - 2, int(top) - 2, int(right) + 2, int(bottom) + 2)
+        # A margin: the bitmap font's box is not promised to the pixel.
+        box = (int(left) - 4, int(top) - 4, int(right) + 4, int(bottom) + 4)
         return float(f.getlength(text)), box
     w, pen, y = _origin(text, xy, size, bold, anchor, metrics)
     iy = round(y)

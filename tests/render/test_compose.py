@@ -147,3 +147,22 @@ def test_shapes_stay_within_their_recorded_boxes() -> None:
         ink = im.getbbox()
         assert ink is not None
         assert cbox[0] <= ink[0] and cbox[1] <= ink[1] and ink[2] <= cbox[2] and ink[3] <= cbox[3]
+
+
+def test_composed_boards_equal_boards_drawn_whole_with_the_bitmap_fallback_font(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from PIL import ImageFont
+
+    def forget_all() -> None:  # the empty board and palette hold text too
+        board.clear_caches()
+        board.base_board.cache_clear()
+        board.palette.cache_clear()
+
+    forget_all()
+    monkeypatch.setattr(T, "font", lambda size, bold=False: ImageFont.load_default_imagefont())
+    try:
+        for sc in scenes(10, 13):
+            assert render_palette_image(sc).tobytes() == drawn_whole(sc, "default")
+    finally:
+        forget_all()

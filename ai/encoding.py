@@ -300,14 +300,12 @@ class Encoder:
         # waiting) and the opponent's lowest (0 if waiting: he enters into the roller's home
         # board; 25 if he has no checker on the board).
         pips = np.matmul(aux[_AUX_ME : _AUX_OPP + 1], _SIDE_WEIGHTS[:, :, None])[:, :, 0]
-        pips_me = pips[0] + 25.0 * waiting[:, 0]
-        pips_opp = pips[1] + 25.0 * waiting[:, 1]
+        pips += 25.0 * waiting.T  # (2, n): the roller's, the opponent's
         extreme = (aux[_AUX_HAS_ME : _AUX_HAS_OPP + 1] * _SIDE_WEIGHTS[:, None, :]).max(axis=2)
         back_me = np.where(waiting[:, 0] > 0, 25.0, extreme[0]).astype(np.float32)
         back_opp = np.where(waiting[:, 1] > 0, 0.0, 25.0 - extreme[1]).astype(np.float32)
-        g[:, 14] = pips_me / 200.0
-        g[:, 15] = pips_opp / 200.0
-        g[:, 16] = (pips_opp - pips_me) / 50.0
+        g[:, 14:16] = (pips / 200.0).T
+        g[:, 16] = (pips[1] - pips[0]) / 50.0
         g[:, 17] = back_me > back_opp
         g[:, 18] = back_me <= 6
         g[:, 19] = back_opp >= 19
@@ -318,11 +316,12 @@ class Encoder:
             g[:, 20:22] = 0.0
         blocks = aux[_AUX_BLOCKS_OPP : _AUX_BLOCKS_ME + 1]  # the roller's points, the opponent's
         g[:, 22:24] = (_longest_run(blocks.reshape(2 * n, 24)).reshape(2, n) / 6.0).T
-        # Points the roller blocks that the opponent's rearmost checker still has to pass.
-        ahead_of_opp = (blocks[0] * (_POINTS[None, :] > back_opp[:, None])).sum(1)
-        ahead_of_me = (blocks[1] * (_POINTS[None, :] < back_me[:, None])).sum(1)
-        g[:, 24] = ahead_of_opp / 6.0
-        g[:, 25] = ahead_of_me / 6.0
+        # Points the roller blocks that the opponent's rearmost checker still has to pass
+        # (point > back_opp), and the other way round (point < back_me, i.e. 25 - point >
+        # 25 - back_me).
+        behind = np.stack([back_opp, 25.0 - back_me])[:, :, None]  # (2, n, 1)
+        ahead = (blocks * (_SIDE_WEIGHTS[:, None, :] > behind)).sum(2)
+        g[:, 24:26] = (ahead / 6.0).T
         # Blots exposed to direct shots: the roller's to the opponent's free checkers, and the
         # opponent's to the roller's.
         window = np.matmul(aux[_AUX_SHOOTS_OPP : _AUX_SHOOTS_ME + 1], _SHOT_WINDOWS)

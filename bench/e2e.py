@@ -29,12 +29,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import io
 import os
 import random
 import statistics
-import subprocess
-import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
@@ -42,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ai.types import STRONGEST
+from bench._checkout import unpack_revision
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.position import X
 from storage import Database
@@ -469,18 +467,6 @@ async def measure_memory(side: Side, games: int) -> tuple[float, float, int]:
     hwm = sum(peak_rss_mb(p) for p in pids)
     pss = sum(pss_mb(p) for p in pids)
     return hwm, pss, len(pids)
-
-
-def unpack_revision(rev: str, into: Path) -> Path:
-    """The tree of commit ``rev`` of this repository, unpacked into ``into``."""
-    data = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-        check=True,
-        capture_output=True,
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 @contextlib.asynccontextmanager

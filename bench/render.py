@@ -28,13 +28,13 @@ import random
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench._checkout import unpack_revision
 from engine import VARIANTS
 from engine.game import GAME_OVER, MOVE, ROLL, GameState
 from render import board, png, sprites, text
@@ -226,18 +226,6 @@ def in_process(scenes: list[BoardScene], theme: str) -> None:
 
 
 # --------------------------------------------------------------------------- two checkouts
-
-
-def unpack_revision(rev: str, into: Path) -> Path:
-    """The tree of commit ``rev`` of this repository, unpacked into ``into``."""
-    data = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-        check=True,
-        capture_output=True,
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 class Side:

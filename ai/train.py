@@ -387,6 +387,18 @@ def _rng_from_json(data: list[Any]) -> Any:
 # --- shipping ------------------------------------------------------------------------------
 
 
+def _command(variant: str, ck: Checkpoint) -> str:
+    """The training command that reproduces the checkpoint."""
+    command = f"python -m ai.train {variant} --seed {ck.config['seed']} --games {ck.games}"
+    base = ck.config.get("init_from")
+    if isinstance(base, dict):
+        command = (
+            f"python -m ai.train {base['variant']} --seed {base['seed']} --games {base['games']} "
+            f"--dir D && {command} --init-from D/{base['variant']}.npz"
+        )
+    return command
+
+
 def known_evaluation(ev: LearnedEvaluator, seed: int = 1) -> dict[str, Any]:
     """A reference evaluation recorded with shipped weights (their test recomputes it): the
     first play (by text) of the first roll of a game with seeded dice."""
@@ -415,8 +427,7 @@ def ship(variant: str, source: Path, target: Path, benchmark: dict[str, Any]) ->
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "benchmark": benchmark,
             "check": known_evaluation(LearnedEvaluator(net)),
-            "trained_by": f"python -m ai.train {variant} --seed {ck.config['seed']} "
-            f"--games {ck.games}",
+            "trained_by": _command(variant, ck),
         }
     )
     net.meta = meta
@@ -453,6 +464,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=sorted(ENCODINGS),
         help=f"input encoding of a new network (default {ENCODING_VERSION}); with --resume, "
         "grow the checkpoint's network to it",
+    )
+    p.add_argument(
+        "--init-from",
+        type=Path,
+        metavar="NPZ",
+        help="a new run starts from this network (another variant's, with the same inputs and "
+        "heads: blocking-express from blocking) instead of random weights",
     )
     p.add_argument("--eval-every", type=int, default=500, help="games between progress lines")
     p.add_argument("--eval-games", type=int, default=100, help="games of the fixed sample")
@@ -509,6 +527,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         net = Network.create(
             args.variant, width, args.hidden, args.seed, config["encoding_version"]
         )
+        if args.init_from is not None:
+            try:
+                base = _initial_network(args.init_from, net)
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"error: cannot start from {args.init_from}: {exc}", file=sys.stderr)
+                return 1
+            net.w1, net.b1, net.w2, net.b2 = base.w1, base.b1, base.w2, base.b2
+            config["hidden"] = net.meta["hidden"] = net.hidden
+            # Enough to redo the run: the starting network's own training and seed.
+            config["init_from"] = {
+                "variant": base.variant,
+                "games": base.meta.get("games"),
+                "seed": base.meta.get("config", {}).get("seed", base.meta.get("seed")),
+            }
+            print(
+                f"starting from {args.init_from} ({base.variant}, {base.meta.get('games')} games)",
+                flush=True,
+            )
         ck = Checkpoint(net, 0, rng.getstate(), [], config)
     elif args.encoding is not None and args.encoding != ck.config["encoding_version"]:
         if args.encoding < ck.config["encoding_version"]:
@@ -571,6 +607,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     del window_start
     return 0
+
+
+def _initial_network(path: Path, fresh: Network) -> Network:
+    """The network at ``path`` if it can start ``fresh``'s training (same inputs, heads and
+    encoding); ValueError otherwise."""
+    base = Network.load(path)
+    if base.inputs != fresh.inputs or base.heads != fresh.heads:
+        raise ValueError(
+            f"{base.variant} has {base.inputs} inputs and heads {list(base.heads)}; "
+            f"{fresh.variant} needs {fresh.inputs} and {list(fresh.heads)}"
+        )
+    if base.meta.get("encoding_version") != fresh.meta.get("encoding_version"):
+        raise ValueError("the encodings differ")
+    return base
 
 
 def _report(ck: Checkpoint, rules: Variant, games: int, speed: float) -> None:

@@ -469,6 +469,33 @@ def test_a_network_grows_to_a_larger_encoding_without_forgetting(tmp_path: Path)
     assert main([*args, "--games", "0", "--resume", "--encoding", "1"]) == 2
 
 
+def test_a_new_run_can_start_from_another_variants_network(tmp_path: Path) -> None:
+    common = ["--hidden", "5", "--seed", "3", "--eval-every", "0"]
+    assert main(["blocking", *common, "--games", "2", "--dir", str(tmp_path / "b")]) == 0
+    base = Network.load(tmp_path / "b" / "blocking.npz")
+    # --hidden is the base network's, whatever the command line says.
+    args = ["blocking-express", "--hidden", "9", "--eval-every", "0", "--dir", str(tmp_path / "x")]
+    init = ["--init-from", str(tmp_path / "b" / "blocking.npz")]
+    assert main([*args, *init, "--games", "0"]) == 0
+    start = Network.load(tmp_path / "x" / "blocking-express.npz", "blocking-express")
+    for name, arr in base.arrays().items():
+        np.testing.assert_array_equal(start.arrays()[name], arr)
+    assert start.meta["config"]["init_from"] == {"variant": "blocking", "games": 2, "seed": 3}
+    assert main([*args, "--games", "2", "--resume"]) == 0
+    trained = Network.load(tmp_path / "x" / "blocking-express.npz")
+    assert trained.meta["games"] == 2 and not np.array_equal(trained.w1, base.w1)
+    shipped = ship("blocking-express", tmp_path / "x", tmp_path / "w", {})
+    command = json.loads(shipped.with_suffix(".json").read_text())["trained_by"]
+    assert "ai.train blocking --seed 3 --games 2" in command and "--init-from" in command
+    # A network of other inputs or heads cannot start it.
+    pin = ["pin", *common, "--games", "1", "--dir", str(tmp_path / "p")]
+    assert main(pin) == 0
+    other = ["--init-from", str(tmp_path / "p" / "pin.npz"), "--games", "0"]
+    elsewhere = [*args[:-1], str(tmp_path / "y")]
+    assert main([*elsewhere, *other]) == 1
+    assert main([*elsewhere, "--init-from", str(tmp_path / "no.npz"), "--games", "0"]) == 1
+
+
 def test_training_reports_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["blocking", "--hidden", "4", "--games", "1", "--eval-every", "1", "--eval-games", "2"]
     assert main([*args, "--dir", str(tmp_path)]) == 0

@@ -23,13 +23,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
+from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue, RankedPlay
 from engine import Dice, Play, Position, Roll, get_variant, legal_plays
 from engine.game import MAX_CUBE
 from engine.position import EMPTY, NUM_CHECKERS, O, X
 
 if TYPE_CHECKING:
-    from bgsage import BgBotAnalyzer, MoveAnalysis
+    from bgsage import BgBotAnalyzer, MoveAnalysis, Probabilities
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,6 +421,70 @@ def take_decision(
         cube_owner={-1: -1, 0: 1, 1: 0}.get(match.cube_owner, -1),
     )
     return cube_action(pos.flip(), doubler, level=level, deadline=deadline).take
+
+
+def classic_value(
+    pos: Position,
+    dice: Dice | None = None,
+    match: MatchContext | None = None,
+    *,
+    level: str = STRONGEST,
+    deadline: float | None = None,
+) -> PositionValue:
+    """What ``pos`` is worth to X: about to roll (``dice`` None: its best cube action, then the
+    roll), or about to play ``dice`` (its best play). Cubeful at the match score, in points
+    (bgsage's equity per cube times the cube), with bgsage's cubeless chances."""
+    knobs = _level(level)
+    match = match or MatchContext()
+    cube = _cube_args(match)
+    if dice is None:
+        plies = min(knobs.plies, 2)  # as cube_action: a 3-ply cube search is too slow
+        if deadline is not None and deadline - time.monotonic() < 0.3:
+            plies = 1
+        res = _analyzer(plies).cube_action(
+            to_board(pos),
+            cube.value,
+            cube.owner,
+            away1=cube.away1,
+            away2=cube.away2,
+            is_crawford=cube.crawford,
+            jacoby=False,
+            beaver=False,
+        )
+        nd = _finite(res.equity_nd)
+        if may_double(match) and bool(res.should_double):
+            # A double the opponent takes or passes, whichever is worse for X.
+            equity = min(_finite(res.equity_dt), _finite(res.equity_dp))
+        else:
+            equity = nd
+        return _value(equity * cube.value, res.probs)
+    one = _analyzer(1)
+    moves = _checker_play(one, pos, dice, cube)
+    if moves:
+        best = max(moves, key=lambda m: float(m.equity))
+        return _value(float(best.equity) * cube.value, best.probs)
+    # No legal move: the position passes to O as it stands.
+    after = one.post_move_analytics(
+        to_board(pos),
+        cube.owner,
+        cube.value,
+        away1=cube.away1,
+        away2=cube.away2,
+        is_crawford=cube.crawford,
+        jacoby=False,
+    )
+    return _value(float(after.cubeful_equity) * cube.value, after.probs)
+
+
+def _value(equity: float, probs: Probabilities) -> PositionValue:
+    return PositionValue(
+        equity=_finite(equity),
+        win=float(probs.win),
+        gammon=float(probs.gammon_win),
+        backgammon=float(probs.backgammon_win),
+        gammon_loss=float(probs.gammon_loss),
+        backgammon_loss=float(probs.backgammon_loss),
+    )
 
 
 def _finite(x: float) -> float:

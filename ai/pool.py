@@ -8,9 +8,10 @@ bot: ``close()`` stops them, and should the bot die without closing (SIGTERM, SI
 each worker notices at once (Linux ``PR_SET_PDEATHSIG``), or within half a second (its parent
 process id changes), or at its next read (the pipe to the parent is closed).
 
-Besides choosing a play it ranks plays (hints), answers cube questions (classic) and reviews a
-finished game: equity lost by each played move against the best, and the luck of each roll
-where the evaluation gives it (classic).
+Besides choosing a play it ranks plays (hints), answers cube questions (classic), values a
+position for the player about to act (offers to resign) and reviews a finished game: equity
+lost by each played move against the best, and the luck of each roll where the evaluation
+gives it (classic).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ai.types import STRONGEST, MatchContext, RankedPlay
+from ai.types import STRONGEST, MatchContext, PositionValue, RankedPlay
 from child_process import bare_main, die_with_parent
 from engine import Dice, Play, Position, Variant, legal_plays, parse_play
 
@@ -142,6 +143,19 @@ def _cube(job: dict[str, Any]) -> Any:
     return cube_action(job["position"], job["match"], level=job["level"], deadline=job["deadline"])
 
 
+def _evaluate(job: dict[str, Any]) -> PositionValue:
+    from ai.value import position_value
+
+    return position_value(
+        job["rules"],
+        job["position"],
+        dice=job["dice"],
+        match=job["match"],
+        level=job["level"],
+        deadline=job["deadline"],
+    )
+
+
 def _handle(kind: str, job: dict[str, Any]) -> Any:
     if kind == "rank":
         return _rank(job)
@@ -151,6 +165,8 @@ def _handle(kind: str, job: dict[str, Any]) -> Any:
         return _review_one(job)
     if kind == "cube":
         return _cube(job)
+    if kind == "evaluate":
+        return _evaluate(job)
     if kind == "ping":
         return os.getpid()
     if kind == "sleep":  # for tests: a decision that ignores its deadline
@@ -575,6 +591,25 @@ class AIPool:
         job = {"position": position, "match": match, "level": level, "take": True}
         answer: bool = await self._submit("cube", job, time_limit, wait)
         return answer
+
+    async def evaluate(
+        self,
+        rules: Variant,
+        position: Position,
+        match: MatchContext | None = None,
+        *,
+        dice: Dice | None = None,
+        level: str = STRONGEST,
+        time_limit: float | None = None,
+        wait: float | None = 5.0,
+    ) -> PositionValue:
+        """What ``position`` is worth to X, about to roll (``dice`` None) or to play ``dice``:
+        equity in the variant's points (cube included) and the chances the evaluation gives
+        (``ai.value.position_value``). Answers an offer to resign."""
+        job = {"rules": rules, "position": position, "dice": dice, "match": match}
+        job["level"] = level
+        value: PositionValue = await self._submit("evaluate", job, time_limit, wait)
+        return value
 
     async def review(
         self,

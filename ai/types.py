@@ -34,3 +34,31 @@ class MatchContext:
     cube: int = 1
     #: Who owns the cube: -1 centred, 0 the mover, 1 the opponent.
     cube_owner: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class PositionValue:
+    """What a position is worth to one player (X): about to roll, or to play a known roll.
+
+    ``equity`` is in the variant's points, the cube included (the Pin games: pips); the chances
+    are given where the evaluation knows them (None otherwise). ``gammon`` and ``backgammon``
+    count the wins of at least that size, ``gammon_loss``/``backgammon_loss`` the losses.
+    """
+
+    equity: float
+    win: float | None = None
+    gammon: float | None = None
+    backgammon: float | None = None
+    gammon_loss: float | None = None
+    backgammon_loss: float | None = None
+
+    def for_opponent(self) -> PositionValue:
+        """The same position seen by the other player."""
+        return PositionValue(
+            equity=-self.equity,
+            win=None if self.win is None else 1.0 - self.win,
+            gammon=self.gammon_loss,
+            backgammon=self.backgammon_loss,
+            gammon_loss=self.gammon,
+            backgammon_loss=self.backgammon,
+        )

@@ -1,10 +1,11 @@
 """The computer as an opponent: it takes its turns in games against it, in any channel.
 
 A game against the computer has the bot's own user as its second player (seat O) and a level
-(``Game.ai_level``). Whenever that seat must act (roll or double, take or pass, move), a task of
-this module asks the ai/ worker pool what to do, shows the channel that the bot is typing
-meanwhile, applies the decision through the GameTable (committed with the optimistic version
-check, so a decision is applied at most once) and posts the board like after a person's turn.
+(``Game.ai_level``). Whenever that seat must act (roll or double, take or pass, move, answer an
+offer to resign), a task of this module asks the ai/ worker pool what to do, shows the channel
+that the bot is typing meanwhile, applies the decision through the GameTable (committed with the
+optimistic version check, so a decision is applied at most once) and posts the board like after
+a person's turn.
 Nothing of the thinking runs on the event loop.
 
 After a restart (even SIGKILL), :meth:`ComputerTurns.resume` finds the games waiting for the
@@ -17,20 +18,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiohttp
 import discord
 from discord.ext import commands
 
 from ai.pool import AIPool, DecisionTimeout, PoolError
-from ai.types import LEVELS, STRONGEST, MatchContext
+from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue
 from cogs.table import Action, GameTable, Outcome
+from engine import Dice, Position
 from engine.errors import EngineError
-from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from storage import ConflictError, Game
 
 log = logging.getLogger(__name__)
@@ -46,6 +49,9 @@ QUICK_LEVEL = "intermediate"
 #: Bounds one task's run of consecutive computer decisions (roll, move; forced plays are
 #: played by the table itself).
 MAX_STEPS = 50
+#: An offer worth this little less than the computer's expectation is still accepted (the
+#: evaluation's own rounding: a certain gammon comes out at 1.998 points, not 2).
+RESIGN_TOLERANCE = 0.01
 
 LEVEL_ABOUT: dict[str, str] = {
     "beginner": "makes plenty of mistakes; a first opponent",
@@ -74,6 +80,84 @@ def match_context(state: GameState, seat: int) -> MatchContext:
         cube=state.cube,
         cube_owner=owner,
     )
+
+
+def _amount(x: float) -> str:
+    return f"{x:.2f}" if abs(x) < 10 else f"{x:.0f}"
+
+
+def resign_answer(state: GameState, value: PositionValue | None) -> tuple[bool, str]:
+    """The computer's answer to the person's offer to resign: (accept, the sentence saying why).
+
+    ``value`` is what the position is worth to the computer (``ai.value.position_value`` from
+    its side; None when it could not be evaluated: it then accepts, as a practice partner).
+    It accepts when the points offered are at least what it expects to win by playing on, as
+    a real opponent does: a single game is refused while it expects a gammon.
+    """
+    assert state.resign_offer is not None
+    offerer, level = state.resign_offer
+    me = 1 - offerer
+    name = state.players[me]
+    offered = state.resignation_value(offerer, level)
+    if value is None or not math.isfinite(value.equity):
+        return True, f"{name} accepts."
+    counted = offered
+    if state.match_length > 1:
+        # Points beyond what the computer still needs to win the match are worth nothing.
+        counted = min(offered, max(state.match_length - state.score[me], 1))
+    expected = value.equity
+    units = "point" if counted == 1 else "points"
+    if counted >= expected - RESIGN_TOLERANCE:
+        worth = f"{offered} point" if offered == 1 else f"{offered} points"
+        return True, (
+            f"{name} accepts {RESIGN_NAMES[level]} ({worth}): it expects "
+            f"{_amount(expected)} points by playing on."
+        )
+    chances = [("wins", value.win)]
+    if state.rules.resign_levels >= 2:
+        chances.append(("gammon", value.gammon))
+    if state.rules.resign_levels >= 3:
+        chances.append(("backgammon", value.backgammon))
+    figures = ", ".join(f"{what} {p:.0%}" for what, p in chances if p is not None)
+    if level < 3 and (value.backgammon or 0.0) >= 0.5:
+        headline = "it expects a backgammon here"
+    elif level < 2 and (value.gammon or 0.0) >= 0.5:
+        headline = "it expects a gammon here"
+    else:
+        headline = f"it expects more than {counted} {units} here"
+    detail = f"{_amount(expected)} points on average" + (f": {figures}" if figures else "")
+    return False, f"{name} rejects {RESIGN_NAMES[level]}: {headline} ({detail}). The game goes on."
+
+
+class Valuation(NamedTuple):
+    """The question to ask of the evaluation to answer an offer to resign."""
+
+    on_roll: int
+    position: Position
+    match: MatchContext
+    dice: Dice | None
+
+
+def valuation(state: GameState) -> Valuation:
+    """An offer comes at any moment of a turn: the player on roll is valued about to roll (or
+    about to play the dice already rolled) in their own frame; the answer is then turned to the
+    computer's side (``PositionValue.for_opponent`` when the person is on roll)."""
+    on_roll = state.mover if state.phase == MOVE else state.turn
+    return Valuation(
+        on_roll, state.position_for(on_roll), match_context(state, on_roll), state.current_dice()
+    )
+
+
+class Decision(NamedTuple):
+    """One decision of the computer, ready for the table."""
+
+    action: Action
+    #: History kind and text (text "": the engine's record line).
+    kind: str
+    text: str
+    #: What the channel is told (with ``explained``, instead of the engine's record line).
+    header: str
+    explained: bool = False
 
 
 def computer_to_act(game: Game, state: GameState) -> bool:
@@ -166,7 +250,12 @@ class ComputerTurns:
                     continue  # the person acted meanwhile (resigned, aborted): look again
                 try:
                     outcome = await self.table.act(
-                        fresh, self.user_id, decided[0], decided[1], decided[2], owe_board=True
+                        fresh,
+                        self.user_id,
+                        decided.action,
+                        decided.kind,
+                        decided.text,
+                        owe_board=True,
                     )
                 except ConflictError:
                     continue
@@ -174,9 +263,10 @@ class ComputerTurns:
                     log.exception("the computer's decision in game %s was refused", game_id)
                     return
             committed = time.perf_counter()
-            shown = not (decided[1] == "roll" and computer_to_act(outcome.game, outcome.state))
+            shown = not (decided.kind == "roll" and computer_to_act(outcome.game, outcome.state))
             if shown:
-                header = "\n".join([*pending, outcome.action_line or decided[3]])
+                said = decided.header if decided.explained else outcome.action_line
+                header = "\n".join([*pending, said or decided.header])
                 pending = []
                 await self.post(outcome.game, outcome, header)
             else:
@@ -184,7 +274,7 @@ class ComputerTurns:
             log.debug(
                 "computer %s in game %s: decided in %.0f ms, committed in %.0f ms, board out "
                 "in %.0f ms",
-                decided[1],
+                decided.kind,
                 game_id,
                 (thought - started) * 1000,
                 (committed - thought) * 1000,
@@ -202,25 +292,26 @@ class ComputerTurns:
         except (discord.HTTPException, aiohttp.ClientError, OSError):
             pass  # only the indicator failed; the decision goes on
 
-    async def _decide(self, game: Game, state: GameState) -> tuple[Action, str, str, str]:
-        """(action, history kind, history text, header) of the computer's next decision."""
+    async def _decide(self, game: Game, state: GameState) -> Decision:
+        """The computer's next decision."""
         seat = COMPUTER_SEAT
         pos = state.position_for(seat)
         match = match_context(state, seat)
         rng = self.table.rng
         name = state.players[seat]
         if state.resign_offer is not None:
-            # A practice partner: it accepts every offer to resign (the person ends the game
-            # and loses what they offered).
-            return (lambda s, st: s.accept_resign(st)), "resign", "", f"{name} accepts."
+            accept, why = resign_answer(state, await self._value_for_computer(game, state))
+            if accept:
+                return Decision(lambda s, st: s.accept_resign(st), "resign", "", why, True)
+            return Decision(lambda s, st: s.reject_resign(st), "note", "", why, True)
         if state.phase == DOUBLE:
 
             async def take(level: str) -> Any:
                 return await self.pool.take(pos, match, level=level, time_limit=THINK_SECONDS)
 
             if await self._ask(game, take, fallback=True):
-                return (lambda s, st: s.take(st, rng)), "take", "", f"{name} takes."
-            return (lambda s, st: s.drop(st)), "pass", "", f"{name} passes."
+                return Decision(lambda s, st: s.take(st, rng), "take", "", f"{name} takes.")
+            return Decision(lambda s, st: s.drop(st), "pass", "", f"{name} passes.")
         if state.phase == ROLL:
 
             async def cube(level: str) -> Any:
@@ -228,8 +319,8 @@ class ComputerTurns:
 
             action = await self._ask(game, cube, fallback=None)
             if action is not None and action.double and state.can_double(seat):
-                return (lambda s, st: s.double(st)), "double", "", f"{name} doubles."
-            return (lambda s, st: s.roll(st, rng)), "roll", "", f"{name} rolls."
+                return Decision(lambda s, st: s.double(st), "double", "", f"{name} doubles.")
+            return Decision(lambda s, st: s.roll(st, rng), "roll", "", f"{name} rolls.")
         assert state.phase == MOVE
         dice = state.current_dice()
         assert dice is not None
@@ -249,14 +340,41 @@ class ComputerTurns:
 
         play = await self._ask(game, choose, fallback=None)
         text = play.text if play is not None else await self._fallback_play(state)
-        return (lambda s, st: s.play(st, text or "pass", rng)), "play", text, f"{name}: {text}"
+        return Decision(
+            lambda s, st: s.play(st, text or "pass", rng), "play", text, f"{name}: {text}"
+        )
+
+    async def _value_for_computer(self, game: Game, state: GameState) -> PositionValue | None:
+        """What the position is worth to the computer now (None when the pool cannot say)."""
+        ask = valuation(state)
+
+        async def evaluate(level: str) -> Any:
+            return await self.pool.evaluate(
+                state.rules,
+                ask.position,
+                ask.match,
+                dice=ask.dice,
+                level=level,
+                time_limit=THINK_SECONDS,
+            )
+
+        # Always the strongest judgement: a weak level misplays, it does not misjudge offers.
+        value: PositionValue | None = await self._ask(game, evaluate, None, level=STRONGEST)
+        if value is None:
+            log.warning("game %s: the position could not be valued; the offer is accepted", game.id)
+            return None
+        return value if ask.on_roll == COMPUTER_SEAT else value.for_opponent()
 
     async def _ask(
-        self, game: Game, question: Callable[[str], Awaitable[Any]], fallback: Any
+        self,
+        game: Game,
+        question: Callable[[str], Awaitable[Any]],
+        fallback: Any,
+        level: str | None = None,
     ) -> Any:
-        """The pool's answer at the game's level; after an overrun, at a quicker level (a
-        loaded machine); when the pool keeps failing, ``fallback``."""
-        level = game.ai_level or STRONGEST
+        """The pool's answer at ``level`` (default the game's); after an overrun, at a quicker
+        level (a loaded machine); when the pool keeps failing, ``fallback``."""
+        level = level or game.ai_level or STRONGEST
         for attempt in range(ATTEMPTS):
             try:
                 return await question(level)

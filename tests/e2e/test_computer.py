@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pytest
 
 from bot import BackgammonBot
-from engine import VARIANTS
+from engine import VARIANTS, parse_position
 from engine.game import DOUBLE, MOVE, ROLL, GameState
-from storage import Game
+from storage import Game, NewMove
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeUser
 
@@ -241,4 +242,78 @@ async def test_the_computer_accepts_an_offer_to_resign(
     assert "Game over" in boards[-1].content
     thinking = [m for m in boards if "Computer (casual) is thinking" in m.content]
     assert thinking and all(not m.components for m in thinking)
+    assert fake.errors == []
+
+
+async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
+    fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    """A real opponent: with a gammon in sight the computer rejects a single game and says
+    why, the game goes on; a gammon is then accepted and the game ends, recorded."""
+    human = fake.add_user("vera")
+    channel = fake.add_channel("resign-judged")
+    started = await (
+        await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="casual"
+        )
+    ).wait_initial(TIMEOUT)
+    assert not started.ephemeral
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None
+    while True:  # until the person is to act (the computer may have the opening roll)
+        fresh = await bot.db.get_game(game.id)
+        assert fresh is not None and fresh.status == "active"
+        state = GameState.from_json(fresh.state_json)
+        if state.mover == 0:
+            break
+        await computer_moved(bot, fresh)
+    # The test arranges the position (stored like any action): the computer has all fifteen
+    # in its home board, the person none in theirs; the person is about to roll.
+    board, _ = parse_position(
+        "classic | 23:O2 22:O2 21:O3 20:O4 19:O4 12:X5 11:X5 10:X5 | bar 0/0 | res 0/0 | "
+        "off 0/0 | -"
+    )
+    arranged = replace(state, board=board, turn=0, phase=ROLL, dice=None, cube=1, cube_owner=None)
+    fresh = await bot.db.commit_action(
+        game.id, fresh.version, arranged.to_json(), [NewMove(None, "note", "arranged")], now=0.0
+    )
+
+    async def answered(after: int) -> Game:
+        """The game once the computer has answered the offer (the offer is one version)."""
+        end = time.monotonic() + COMPUTER_TURN_TIMEOUT
+        while time.monotonic() < end:
+            current = await bot.db.get_game(game.id)
+            assert current is not None
+            now = GameState.from_json(current.state_json)
+            if current.version > after + 1 and now.resign_offer is None:
+                return current
+            await asyncio.sleep(0.05)
+        raise AssertionError("the computer did not answer the offer to resign")
+
+    offered = await reply_of(await fake.slash(human, channel, "resign", level=1))
+    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    after = await answered(fresh.version)
+    assert after.status == "active"
+    state = GameState.from_json(after.state_json)
+    assert state.record[-2:] == (
+        "vera offers to resign a single game (1 point)",
+        "Computer (casual) rejects",
+    )
+    assert state.phase == ROLL and state.mover == 0 and state.board == board  # play on
+    told = [m.content for m in fake.messages_in(channel) if m.author.id == fake.bot_user.id]
+    rejected = [t for t in told if "Computer (casual) rejects a single game" in t]
+    assert rejected and "it expects a gammon here" in rejected[-1], told[-3:]
+
+    offered = await reply_of(await fake.slash(human, channel, "resign", level=2))
+    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    final = await answered(after.version)
+    assert final.status == "finished" and final.result_kind == "resign"
+    assert final.winner_id == fake.bot_user.id
+    last = GameState.from_json(final.state_json)
+    assert last.result is not None and last.result.points == 2
+    assert "Computer (casual) accepts" in last.record[-3:]
+    told = [m.content for m in fake.messages_in(channel) if m.author.id == fake.bot_user.id]
+    assert any("Computer (casual) accepts a gammon (2 points)" in t for t in told), told[-3:]
+    (record,) = await bot.db.computer_record(fake.guild.id, human.id)
+    assert record.level == "casual" and record.games == 1
     assert fake.errors == []

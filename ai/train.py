@@ -76,7 +76,11 @@ class NetPlayer:
 
     def scores(self, plays: Sequence[Play]) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(inputs, hidden, outputs) of the plays' results, from the opponent's side."""
-        x = self.encoder.encode([p.after for p in plays], opponent_on_roll=True)
+        return self.scores_of([p.after for p in plays])
+
+    def scores_of(self, positions: Sequence[Position]) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(inputs, hidden, outputs) of positions with O on roll, from O's side."""
+        x = self.encoder.encode(positions, opponent_on_roll=True)
         h, out = self.net.forward(x)
         return x, h, out
 
@@ -289,8 +293,19 @@ def self_play_game(player: NetPlayer, learner: Learner, rng: random.Random) -> G
         plays = state.legal_plays()
         x, h, out = player.scores(plays)
         i = player.pick(out) if len(plays) > 1 else 0
-        learner.step(x[i], h[i], out[i], 1 - seat)
         state = state._apply(plays[i], rng, auto=False)
+        if state.chain is not None and not state.chain.first:
+            # In the middle of an Express chain the next to act is not a player rolling the
+            # dice, as every trained position assumes (the network has no input for a pending
+            # chain): the chain is one step of the game, learned from where it ends.
+            continue
+        if state.is_over or state.mover != seat:
+            learner.step(x[i], h[i], out[i], 1 - seat)
+        else:
+            # An Express chain ended in the hands of the roller's opponent, who rolls next
+            # (RULES §6.4): the position is valued with him on roll.
+            xs, hs, outs = player.scores_of([plays[i].after.flip()])
+            learner.step(xs[0], hs[0], outs[0], seat)
     assert state.result is not None
     learner.finish(result_targets(player.net.heads, state.result))
     return state.result

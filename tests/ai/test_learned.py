@@ -15,7 +15,7 @@ from ai import learned
 from ai.encoding import ENCODINGS, Encoder
 from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
-from ai.network import HEADS, Network, equity_of, perspective_map
+from ai.network import HEADS, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, rank_plays
 from ai.train import (
     COMMITTED_DIR,
@@ -25,6 +25,7 @@ from ai.train import (
     load_checkpoint,
     main,
     result_targets,
+    self_play_game,
     ship,
 )
 from ai.types import STRONGEST, MatchContext
@@ -345,6 +346,53 @@ def test_the_progress_baseline_plays_as_the_benchmark_baseline(variant: str) -> 
                 assert greedy_baseline(rules, pos, dice, plays, rng) == expected
                 compared += 1
             state = state._apply(rng.choice(plays), rng, auto=False)
+
+
+class RecordingLearner(Learner):
+    """A learner that records what it is shown (and, with alpha 0, learns nothing)."""
+
+    def __init__(self, net: Network) -> None:
+        super().__init__(net, alpha=0.0, lam=0.7)
+        self.seen: list[tuple[FloatArray, int]] = []
+
+    def step(self, x: FloatArray, h: FloatArray, out: FloatArray, roller: int) -> None:
+        self.seen.append((x.copy(), roller))
+        super().step(x, h, out, roller)
+
+
+def test_express_chains_are_learned_from_where_they_end() -> None:
+    """Self-play steps only at turn boundaries, each position encoded with the player who rolls
+    next on roll, however the chain was handed over."""
+    rules = get_variant("blocking-express")
+    encoder = Encoder(rules)
+    net = Network.create("blocking-express", encoder.width, 6, seed=2)
+    player = NetPlayer(net, encoder)
+    handed_over = skipped = 0
+    for seed in range(40):
+        learner = RecordingLearner(net)
+        self_play_game(player, learner, random.Random(seed))
+        # The same game again (alpha 0: the same choices), state by state.
+        expected: list[tuple[FloatArray, int]] = []
+        rng = random.Random(seed)
+        state = GameState.new("blocking-express", ("0", "1"), rng)
+        while not state.is_over:
+            seat = state.mover
+            plays = state.legal_plays()
+            i = player.pick(player.scores(plays)[2]) if len(plays) > 1 else 0
+            state = state._apply(plays[i], rng, auto=False)
+            if state.chain is not None and not state.chain.first:
+                skipped += 1
+                continue
+            roller = seat if not state.is_over and state.mover == seat else 1 - seat
+            board = state.position_for(1 - roller)  # the side that is not on roll, as X
+            expected.append((encoder.encode([board], opponent_on_roll=True)[0], roller))
+            handed_over += not state.is_over and roller == seat
+        assert len(learner.seen) == len(expected)
+        for (x, roller), (want_x, want_roller) in zip(learner.seen, expected, strict=True):
+            assert roller == want_roller
+            np.testing.assert_array_equal(x, want_x)
+    # The seeds include chains, some handed over and finished by the roller's opponent.
+    assert skipped > 0 and handed_over > 0
 
 
 def test_result_targets() -> None:

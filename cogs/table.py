@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from engine.game import GAME_OVER, MATCH_OVER, MOVE, GameState, LastPlay
+from engine.game import GAME_OVER, MATCH_OVER, MOVE, GameState, LastPlay, distinct_names
 from render import render_board
 from render.game_scene import chain_text, dice_label, result_text, roll_text, scene_for_game
 from render.pool import RenderPool, RenderPoolClosed
@@ -176,7 +176,7 @@ class GameTable:
         events: list[str] = []
         state = GameState.new(
             challenge.variant,
-            names,
+            distinct_names(names),  # the record names its players: namesakes must differ
             self.rng,
             match_length=challenge.match_length,
             options=challenge.options,

@@ -41,6 +41,16 @@ def other(seat: int) -> int:
     return 1 - seat
 
 
+def distinct_names(names: tuple[str, str]) -> tuple[str, str]:
+    """The players' names as a new game records them. A record line names its player (RULES
+    §7.7) and a replay reads the seat back from that name, so two players who go by the same
+    name are told apart: the second seat's gets " (2)"."""
+    first, second = names
+    if first != second:
+        return names
+    return first, f"{second} (2)"
+
+
 @dataclass(frozen=True, slots=True)
 class Chain:
     """A Blocking Express chain in progress (RULES §6)."""
@@ -622,4 +632,5 @@ __all__ = [
     "GameResult",
     "GameState",
     "LastPlay",
+    "distinct_names",
 ]

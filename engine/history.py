@@ -10,6 +10,7 @@ a record that does not replay to itself is refused (:class:`HistoryError`) rathe
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections import deque
@@ -120,18 +121,23 @@ class _RecordedDice(random.Random):
 
 
 def _speaker(line: str, names: tuple[str, str]) -> tuple[list[int], str] | None:
-    """The seats whose name starts ``line`` (both if the names are equal) and the rest."""
-    for name in sorted(set(names), key=len, reverse=True):
-        if line.startswith(name + " "):
-            return [s for s in (0, 1) if names[s] == name], line[len(name) + 1 :]
-    return None
+    """The seats whose name starts ``line`` (both if the names are equal) and the rest.
+
+    When one name starts with the other and a space ("Sam" and "Sam 52"), both may start the
+    line: the name that leaves a line the engine writes wins, the longer one on a tie."""
+    found = [
+        ([s for s in (0, 1) if names[s] == name], line[len(name) + 1 :])
+        for name in sorted(set(names), key=len, reverse=True)
+        if line.startswith(name + " ")
+    ]
+    for seats, rest in found:
+        if _is_decision_rest(rest) or _is_note_rest(rest):
+            return seats, rest
+    return found[0] if found else None
 
 
-def _is_decision(line: str, names: tuple[str, str]) -> bool:
-    spoken = _speaker(line, names)
-    if spoken is None:
-        return False
-    rest = spoken[1]
+def _is_decision_rest(rest: str) -> bool:
+    """A decision line once its player's name is taken off."""
     return bool(
         _ROLLED.match(rest)
         or _CHAINED.match(rest)
@@ -139,6 +145,19 @@ def _is_decision(line: str, names: tuple[str, str]) -> bool:
         or _OFFER.match(rest)
         or rest in ("takes", "passes", "resigns", "claims on time", *_ANSWERS)
     )
+
+
+def _is_note_rest(rest: str) -> bool:
+    """A line the engine writes about a player by itself (Express hand-overs, new games)."""
+    return rest.startswith("takes over with ") or rest in (
+        "starts (won the previous game)",
+        "wins the match on time",
+    )
+
+
+def _is_decision(line: str, names: tuple[str, str]) -> bool:
+    spoken = _speaker(line, names)
+    return spoken is not None and _is_decision_rest(spoken[1])
 
 
 def _offer_goes_on(line: str, names: tuple[str, str]) -> bool:
@@ -149,11 +168,56 @@ def _offer_goes_on(line: str, names: tuple[str, str]) -> bool:
     return bool(_OFFER.match(spoken[1])) or spoken[1] in ("rejects", "withdraws the offer")
 
 
+#: Seat assignments tried for a record whose two players have the same name (see ``replay``).
+MAX_SEAT_GUESSES = 64
+
+
 def replay(final: GameState) -> list[Decision]:
     """Every decision of ``final``'s record (the whole match), in order.
 
     Raises :class:`HistoryError` when the record does not replay to exactly itself.
+
+    Games start with distinct names (``engine.game.distinct_names``), but records stored
+    before that may name both players alike: a resignation or an accepted offer taken out of
+    turn then names no seat. Such records are replayed with the likelier seats first, then
+    with the others, until one assignment replays to exactly the stored record and position.
     """
+    try:
+        return _replay(final, frozenset())
+    except HistoryError as error:
+        guessed = _guessed_lines(final)
+        tries = itertools.chain.from_iterable(
+            itertools.combinations(guessed, n) for n in range(1, len(guessed) + 1)
+        )
+        for flips in itertools.islice(tries, MAX_SEAT_GUESSES):
+            try:
+                return _replay(final, frozenset(flips))
+            except HistoryError:
+                continue
+        raise error from None
+
+
+def _guessed_lines(final: GameState) -> list[int]:
+    """Lines of a record with equal names whose seat ``_decide`` guesses and that change the
+    result: resignations, claims and offers to resign that were accepted."""
+    names = final.players
+    if names[0] != names[1]:
+        return []
+    record = final.record
+    guessed = []
+    for i, line in enumerate(record):
+        spoken = _speaker(line, names)
+        if spoken is None:
+            continue
+        rest = spoken[1]
+        accepted = i + 1 < len(record) and record[i + 1] == f"{names[0]} accepts"
+        if rest in ("resigns", "claims on time") or (_OFFER.match(rest) and accepted):
+            guessed.append(i)
+    return guessed
+
+
+def _replay(final: GameState, flips: frozenset[int]) -> list[Decision]:
+    """``replay`` with the other seat taken at the equal-name lines ``flips``."""
     record = final.record
     names = final.players
     # An offer to resign that is rejected or withdrawn rolls no dice and ends nothing: a roll
@@ -201,7 +265,7 @@ def replay(final: GameState) -> list[Decision]:
                 continue
         window(done)
         try:
-            decision = _decide(state, line, rng)
+            decision = _decide(state, line, rng, done in flips)
         except EngineError as exc:
             raise HistoryError(f"line {done + 1} ({line!r}) cannot be replayed: {exc}") from None
         decisions.append(decision)
@@ -220,7 +284,9 @@ def _check_prefix(state: GameState, record: tuple[str, ...]) -> None:
         raise HistoryError(f"line {bad + 1} replays as {got!r}, the record says {want!r}")
 
 
-def _decide(state: GameState, line: str, rng: random.Random) -> Decision:
+def _decide(state: GameState, line: str, rng: random.Random, flip: bool = False) -> Decision:
+    """The decision ``line`` records, taken in ``state``. ``flip``: where equal names leave
+    the seat open, the less likely one."""
     spoken = _speaker(line, state.players)
     if spoken is None:
         raise HistoryError("the line names no player")
@@ -242,10 +308,13 @@ def _decide(state: GameState, line: str, rng: random.Random) -> Decision:
         return Decision(PASS, state.mover, state, state.drop(state.mover), None, line)
     if rest in ("resigns", "claims on time"):
         kind = RESIGN if rest == "resigns" else CLAIM
-        # Equal names leave the seat open; the likelier one is taken (the player on turn
-        # resigns, the waiting one claims). Both lead to the same lines.
+        # Equal names leave the seat open: the likelier one first (the player on turn
+        # resigns, the waiting one claims); ``replay`` tries the other if the record then
+        # does not end as stored.
         likely = state.mover if kind == RESIGN else other(state.mover)
         seat = likely if likely in seats else seats[0]
+        if flip and len(seats) == 2:
+            seat = other(seat)
         after = state.resign(seat) if kind == RESIGN else state.claim(seat)
         return Decision(kind, seat, state, after, None, line)
     offered = _OFFER.match(rest)
@@ -253,8 +322,20 @@ def _decide(state: GameState, line: str, rng: random.Random) -> Decision:
         level = _LEVELS.get(offered[1])
         if level is None:
             raise HistoryError(f"no resignation level {offered[1]!r}")
-        # Either player may offer at any time; with equal names, the player on turn.
+        # Either player may offer at any time. With equal names: the seat whose offer is
+        # worth the points the line shows (the Pin games: the offerer's pips), else the
+        # player on turn first.
         seat = state.mover if state.mover in seats else seats[0]
+        if len(seats) == 2:
+            fits = [
+                s
+                for s in (seat, other(seat))
+                if state.offer_resign(s, level).record[-1:] == (line,)
+            ]
+            if len(fits) == 1:
+                seat = fits[0]
+            elif flip:
+                seat = other(seat)
         return Decision(OFFER, seat, state, state.offer_resign(seat, level), None, line)
     if rest in _ANSWERS:
         if state.resign_offer is None:

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from engine import VARIANTS
-from engine.game import DOUBLE, GAME_OVER, MOVE, ROLL, GameState
-from engine.history import ACCEPT, OFFER, PLAY, REJECT, HistoryError, replay
+from engine.game import DOUBLE, GAME_OVER, MOVE, ROLL, GameState, distinct_names
+from engine.history import ACCEPT, CLAIM, OFFER, PLAY, REJECT, RESIGN, HistoryError, replay
 
 
 def random_match(
@@ -128,3 +128,90 @@ def test_a_dead_position_draw_then_the_next_game() -> None:
     dead = final.record.index("result: draw (dead position)")
     assert final.record[dead + 1].startswith("game ")  # another game followed
     assert replay(final)[-1].after.record == final.record
+
+
+def test_new_games_tell_namesakes_apart() -> None:
+    assert distinct_names(("Sam", "Sam")) == ("Sam", "Sam (2)")
+    assert distinct_names(("Sam", "Bo")) == ("Sam", "Bo")
+    assert distinct_names(("Sam", "Sam (2)")) == ("Sam", "Sam (2)")
+
+
+def seats_that_decided(final: GameState) -> list[tuple[str, int]]:
+    return [(d.kind, d.seat) for d in replay(final) if d.kind in (RESIGN, ACCEPT, CLAIM)]
+
+
+def resigning_match(variant: str, seed: int, names: tuple[str, str], games: int) -> GameState:
+    """A match whose every game ends, after a few random plays, by a resignation, an
+    accepted offer or a claim of a random seat (often the one not on turn)."""
+    rng = random.Random(seed)
+    state = GameState.new(variant, names, rng, match_length=games * 200)
+    for game in range(games):
+        for _ in range(rng.randint(0, 30)):
+            if state.phase == ROLL:
+                state = state.roll(state.turn, rng)
+            if state.is_over:
+                break
+            state = state.play(state.mover, rng.choice(state.legal_plays()).text, rng)
+            if state.is_over:
+                break
+        if not state.is_over:
+            seat = rng.choice((0, 1))
+            how = rng.random()
+            if how < 0.2 and game == games - 1:
+                state = state.claim(seat)  # ends the match
+            elif how < 0.6 or state.rules.resign_levels == 1:
+                state = state.resign(seat)
+            else:
+                state = state.offer_resign(seat, rng.randint(1, state.rules.resign_levels))
+                state = state.accept_resign(1 - seat)
+        if state.phase == GAME_OVER and game < games - 1:
+            state = state.next_game(rng)
+    return state
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_records_with_equal_names_replay_to_the_right_seats(variant: str) -> None:
+    """Records stored before names were told apart: a resignation, an accepted offer or a
+    claim out of turn names no seat, and the replay finds the seats that end as stored."""
+    for seed in range(8):
+        alike = resigning_match(variant, seed, ("Sam", "Sam"), games=1)
+        apart = resigning_match(variant, seed, ("Sam", "Sam (2)"), games=1)
+        assert alike.score == apart.score
+        decisions = replay(alike)
+        assert decisions[-1].after.record == alike.record
+        assert decisions[-1].after.score == alike.score
+        # The same game told apart shows who really decided: the replay agrees.
+        assert seats_that_decided(alike) == seats_that_decided(apart)
+    for seed in range(3):  # matches of several games, each ended out of turn or not
+        alike = resigning_match(variant, seed, ("Sam", "Sam"), games=4)
+        decisions = replay(alike)
+        assert decisions[-1].after.record == alike.record
+        assert decisions[-1].after.score == alike.score
+
+
+def test_a_resignation_out_of_turn_with_equal_names_replays() -> None:
+    """The failure seen in the bot: the player not on turn resigns (or offers a gammon that
+    is accepted) and the replay gave the game to the wrong seat."""
+    for variant, level in (("blocking", 1), ("classic", 2), ("pin", 3)):
+        rng = random.Random(3)
+        state = GameState.new(variant, ("Sam", "Sam"), rng)
+        waiting = 1 - state.mover
+        state = state.offer_resign(waiting, level)
+        if state.resign_offer is not None:
+            state = state.accept_resign(1 - waiting)
+        decisions = replay(state)
+        assert decisions[-1].after.score == state.score
+        assert decisions[-1].seat == (waiting if level == 1 else 1 - waiting)
+
+
+@pytest.mark.parametrize("other_name", ["Sam 52", "Sam offers to", "Sam takes", "Sam [6x4]:"])
+@pytest.mark.parametrize("variant", ["classic", "pin", "blocking-express"])
+def test_a_name_that_starts_with_the_other_name(variant: str, other_name: str) -> None:
+    """ "Sam" and "Sam offers to": a line of Sam's may start with the other name too; the
+    name that leaves a line the engine writes is the speaker."""
+    for seed in (0, 1, 2):
+        final = random_match(variant, seed, names=("Sam", other_name), offers=True, max_actions=600)
+        plain = random_match(variant, seed, names=("Sam", "Bo"), offers=True, max_actions=600)
+        decisions = replay(final)
+        assert decisions[-1].after.record == final.record
+        assert [(d.kind, d.seat) for d in decisions] == [(d.kind, d.seat) for d in replay(plain)]

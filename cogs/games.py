@@ -75,6 +75,13 @@ def _display(user: discord.abc.User) -> str:
     return user.display_name[:32]
 
 
+def _player_name(game: Game, state: GameState, user: discord.abc.User) -> str:
+    """``user``'s name in ``game``, as its record and boards write it (namesakes are told
+    apart there, see ``engine.game.distinct_names``)."""
+    seat = GameTable.seat_of(game, user.id)
+    return state.players[seat] if seat is not None else _display(user)
+
+
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"bg:(?P<action>roll|double|take|pass|rsyes|rsno):(?P<game>\d+):(?P<version>\d+)",
@@ -905,7 +912,8 @@ class Games(commands.Cog):
             return
 
         def header(outcome: Outcome) -> str:
-            return outcome.action_line or f"{_display(interaction.user)}: {play}"
+            name = _player_name(game, outcome.state, interaction.user)
+            return outcome.action_line or f"{name}: {play}"
 
         await self._run_action(
             interaction, game, lambda s, seat: s.play(seat, play, self.table.rng), "play", header
@@ -1015,7 +1023,7 @@ class Games(commands.Cog):
             "take": lambda s, seat: s.take(seat, rng),
             "pass": lambda s, seat: s.drop(seat),
         }
-        name = _display(interaction.user)
+        name = _player_name(game, self.table.state_of(game), interaction.user)
 
         def header(outcome: Outcome) -> str:
             # As the action left it: forced plays may already have moved the game on.
@@ -1092,7 +1100,7 @@ class Games(commands.Cog):
             await reply_error(interaction, "Only the players can resign.")
             return
         chosen = 1 if level is None else level.value
-        name = _display(interaction.user)
+        name = _player_name(game, self.table.state_of(game), interaction.user)
 
         def header(outcome: Outcome) -> str:
             if outcome.state.resign_offer is not None:
@@ -1114,7 +1122,7 @@ class Games(commands.Cog):
         if accept and seat == state.resign_offer[0]:
             await reply_error(interaction, "Your opponent answers your offer, not you.")
             return
-        name = _display(interaction.user)
+        name = state.players[seat]
 
         def header(outcome: Outcome) -> str:
             if accept:

@@ -72,6 +72,13 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
     finished = await bot.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == answerer.id and finished.points == 2
+    # The channel names each of them as the record and the boards do.
+    offered = state.players[1 - state.mover]
+    assert offered in ("Sam", "Sam (2)") and state.players == ("Sam", "Sam (2)")
+    told = [m.content for m in fake.messages_in(table.channel)]
+    assert any(t.startswith(f"{offered} offers to resign.") for t in told), told[-4:]
+    answered = state.players[state.mover]
+    assert any(t.startswith(f"{answered} accepts the resignation.") for t in told), told[-4:]
     await replayed(fake, table, game.id)
     record = await final_callback(await fake.slash(one, table.channel, "record", game=game.id))
     body = record.files[0].data.decode("utf-8")

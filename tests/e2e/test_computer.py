@@ -15,7 +15,7 @@ from storage import Game, NewMove
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeUser
 
-from .harness import TIMEOUT, best_play, reply_of
+from .harness import TIMEOUT, best_play, eventually, reply_of
 
 COMPUTER_TURN_TIMEOUT = 60.0
 
@@ -300,9 +300,17 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
         "Computer (casual) rejects",
     )
     assert state.phase == ROLL and state.mover == 0 and state.board == board  # play on
-    told = [m.content for m in fake.messages_in(channel) if m.author.id == fake.bot_user.id]
-    rejected = [t for t in told if "Computer (casual) rejects a single game" in t]
-    assert rejected and "it expects a gammon here" in rejected[-1], told[-3:]
+
+    def said(words: str) -> list[str]:
+        return [
+            m.content
+            for m in fake.messages_in(channel)
+            if m.author.id == fake.bot_user.id and words in m.content
+        ]
+
+    # The board with the answer follows the commit.
+    await eventually(lambda: bool(said("Computer (casual) rejects a single game")), "the reply")
+    assert "it expects a gammon here" in said("Computer (casual) rejects a single game")[-1]
 
     offered = await reply_of(await fake.slash(human, channel, "resign", level=2))
     assert "offers to resign" in offered.content or offered.content == "", offered.content
@@ -312,8 +320,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     last = GameState.from_json(final.state_json)
     assert last.result is not None and last.result.points == 2
     assert "Computer (casual) accepts" in last.record[-3:]
-    told = [m.content for m in fake.messages_in(channel) if m.author.id == fake.bot_user.id]
-    assert any("Computer (casual) accepts a gammon (2 points)" in t for t in told), told[-3:]
+    await eventually(lambda: bool(said("Computer (casual) accepts a gammon (2 points)")), "it")
     (record,) = await bot.db.computer_record(fake.guild.id, human.id)
     assert record.level == "casual" and record.games == 1
     assert fake.errors == []

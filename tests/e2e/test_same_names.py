@@ -13,7 +13,7 @@ from engine.game import GameState
 from engine.history import replay
 from tests.fake_discord import FakeDiscord
 
-from .harness import TIMEOUT, Table, final_callback, reply_of
+from .harness import TIMEOUT, Table, eventually, final_callback, reply_of
 
 
 async def replayed(fake: FakeDiscord, table: Table, game_id: int) -> None:
@@ -75,10 +75,15 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
     # The channel names each of them as the record and the boards do.
     offered = state.players[1 - state.mover]
     assert offered in ("Sam", "Sam (2)") and state.players == ("Sam", "Sam (2)")
-    told = [m.content for m in fake.messages_in(table.channel)]
-    assert any(t.startswith(f"{offered} offers to resign.") for t in told), told[-4:]
     answered = state.players[state.mover]
-    assert any(t.startswith(f"{answered} accepts the resignation.") for t in told), told[-4:]
+    for said in (f"{offered} offers to resign.", f"{answered} accepts the resignation."):
+        # The last board may still be on its way when the game is stored as finished.
+        await eventually(
+            lambda said=said: any(
+                m.content.startswith(said) for m in fake.messages_in(table.channel)
+            ),
+            said,
+        )
     await replayed(fake, table, game.id)
     record = await final_callback(await fake.slash(one, table.channel, "record", game=game.id))
     body = record.files[0].data.decode("utf-8")

@@ -13,22 +13,9 @@ import numpy as np
 
 from ai.learned import LearnedEvaluator, PositionEvaluator
 from ai.players import level_evaluation
+from ai.search import opponent_context
 from ai.types import STRONGEST, MatchContext, PositionValue
 from engine import Dice, Position, Variant, legal_plays
-
-
-def opponent_context(match: MatchContext | None) -> MatchContext | None:
-    """``match`` seen by the other player (scores and cube ownership swapped)."""
-    if match is None:
-        return None
-    return MatchContext(
-        length=match.length,
-        score_mover=match.score_opponent,
-        score_opponent=match.score_mover,
-        crawford=match.crawford,
-        cube=match.cube,
-        cube_owner={-1: -1, 0: 1, 1: 0}.get(match.cube_owner, -1),
-    )
 
 
 def position_value(

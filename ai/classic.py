@@ -359,24 +359,8 @@ def cube_action(
     ``match`` None means a single game with a centred cube of 1. Doubling is never advised in
     the Crawford game, with the opponent owning the cube, or with a dead cube.
     """
-    knobs = _level(level)
     match = match or MatchContext()
-    cube = _cube_args(match)
-    # bgsage's cube search cannot be interrupted and costs about ten 3-ply checker plays at
-    # 3 plies: 2 plies at most, and the 1-ply network when the budget is short.
-    plies = min(knobs.plies, 2)
-    if deadline is not None and deadline - time.monotonic() < 0.3:
-        plies = 1
-    res = _analyzer(plies).cube_action(
-        to_board(pos),
-        cube.value,
-        cube.owner,
-        away1=cube.away1,
-        away2=cube.away2,
-        is_crawford=cube.crawford,
-        jacoby=False,
-        beaver=False,
-    )
+    res = _cube_analysis(pos, match, level, deadline)
     allowed = may_double(match)
     should_double = bool(res.should_double) and allowed
     should_take = bool(res.should_take)
@@ -399,6 +383,26 @@ def cube_action(
     )
 
 
+def _cube_analysis(pos: Position, match: MatchContext, level: str, deadline: float | None) -> Any:
+    """bgsage's cube analysis of ``pos`` (X about to roll) at the match score."""
+    cube = _cube_args(match)
+    # bgsage's cube search cannot be interrupted and costs about ten 3-ply checker plays at
+    # 3 plies: 2 plies at most, and the 1-ply network when the budget is short.
+    plies = min(_level(level).plies, 2)
+    if deadline is not None and deadline - time.monotonic() < 0.3:
+        plies = 1
+    return _analyzer(plies).cube_action(
+        to_board(pos),
+        cube.value,
+        cube.owner,
+        away1=cube.away1,
+        away2=cube.away2,
+        is_crawford=cube.crawford,
+        jacoby=False,
+        beaver=False,
+    )
+
+
 def take_decision(
     pos: Position,
     match: MatchContext | None = None,
@@ -411,15 +415,7 @@ def take_decision(
     ``pos`` and ``match`` are in the frame of the player deciding (X = the one doubled, O =
     the doubler about to roll); ``match.cube`` is the value before the double.
     """
-    match = match or MatchContext()
-    doubler = MatchContext(
-        length=match.length,
-        score_mover=match.score_opponent,
-        score_opponent=match.score_mover,
-        crawford=match.crawford,
-        cube=match.cube,
-        cube_owner={-1: -1, 0: 1, 1: 0}.get(match.cube_owner, -1),
-    )
+    doubler = (match or MatchContext()).for_opponent()
     return cube_action(pos.flip(), doubler, level=level, deadline=deadline).take
 
 
@@ -434,23 +430,10 @@ def classic_value(
     """What ``pos`` is worth to X: about to roll (``dice`` None: its best cube action, then the
     roll), or about to play ``dice`` (its best play). Cubeful at the match score, in points
     (bgsage's equity per cube times the cube), with bgsage's cubeless chances."""
-    knobs = _level(level)
     match = match or MatchContext()
     cube = _cube_args(match)
     if dice is None:
-        plies = min(knobs.plies, 2)  # as cube_action: a 3-ply cube search is too slow
-        if deadline is not None and deadline - time.monotonic() < 0.3:
-            plies = 1
-        res = _analyzer(plies).cube_action(
-            to_board(pos),
-            cube.value,
-            cube.owner,
-            away1=cube.away1,
-            away2=cube.away2,
-            is_crawford=cube.crawford,
-            jacoby=False,
-            beaver=False,
-        )
+        res = _cube_analysis(pos, match, level, deadline)
         nd = _finite(res.equity_nd)
         if may_double(match) and bool(res.should_double):
             # A double the opponent takes or passes, whichever is worse for X.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,16 +27,8 @@ ROLLS: tuple[tuple[Roll, float], ...] = tuple(
 
 
 def opponent_context(match: MatchContext | None) -> MatchContext | None:
-    """The same match seen by the opponent."""
-    if match is None:
-        return None
-    owner = match.cube_owner if match.cube_owner < 0 else 1 - match.cube_owner
-    return replace(
-        match,
-        score_mover=match.score_opponent,
-        score_opponent=match.score_mover,
-        cube_owner=owner,
-    )
+    """The same match seen by the opponent (None: no match)."""
+    return None if match is None else match.for_opponent()
 
 
 def reply_value(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import Play
 
@@ -34,6 +34,13 @@ class MatchContext:
     cube: int = 1
     #: Who owns the cube: -1 centred, 0 the mover, 1 the opponent.
     cube_owner: int = -1
+
+    def for_opponent(self) -> MatchContext:
+        """The same match seen by the other player (scores and cube ownership swapped)."""
+        owner = self.cube_owner if self.cube_owner < 0 else 1 - self.cube_owner
+        return replace(
+            self, score_mover=self.score_opponent, score_opponent=self.score_mover, cube_owner=owner
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ import numpy as np
 
 from ai.learned import LearnedEvaluator, PositionEvaluator
 from ai.players import level_evaluation
-from ai.search import opponent_context
 from ai.types import STRONGEST, MatchContext, PositionValue
 from engine import Dice, Position, Variant, legal_plays
 
@@ -45,7 +44,7 @@ def position_value(
     stake = float(max(match.cube, 1)) if match is not None and match.length == 0 else 1.0
     if dice is None:
         seen = pos.flip()  # O has just played, X is on roll
-        eq, win = ev.evaluate(rules, [seen], opponent_context(match))
+        eq, win = ev.evaluate(rules, [seen], None if match is None else match.for_opponent())
         theirs = _value(ev, seen, float(eq[0]) * stake, float(win[0]))
         return theirs.for_opponent()
     afters = [p.after for p in legal_plays(pos, dice, rules)]

@@ -7,7 +7,7 @@ import pytest
 
 from ai.pool import AIPool
 from ai.types import MatchContext, PositionValue
-from ai.value import opponent_context, position_value
+from ai.value import position_value
 from engine import Roll, get_variant, parse_position
 
 #: X (on roll) has all fifteen in its home board; O is still outside its own: X wins for
@@ -96,9 +96,9 @@ def test_the_pin_games_value_in_pips_with_their_chances() -> None:
 
 def test_opponent_context_swaps_sides() -> None:
     match = MatchContext(length=7, score_mover=5, score_opponent=2, cube=2, cube_owner=0)
-    seen = opponent_context(match)
+    seen = match.for_opponent()
     assert seen == MatchContext(length=7, score_mover=2, score_opponent=5, cube=2, cube_owner=1)
-    assert opponent_context(seen) == match
+    assert seen.for_opponent() == match
     won = value(X_WINS, MatchContext())
     assert won.for_opponent().for_opponent() == won
     assert won.for_opponent().gammon_loss == won.gammon

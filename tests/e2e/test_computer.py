@@ -91,6 +91,21 @@ async def play_against_computer(
     raise AssertionError("the game against the computer did not end")
 
 
+async def challenge_computer(
+    fake: FakeDiscord, bot: BackgammonBot, human: FakeUser, channel: FakeChannel, level: str
+) -> Game:
+    """A classic game against the computer at ``level``, started in public in ``channel``."""
+    started = await (
+        await fake.slash(
+            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level=level
+        )
+    ).wait_initial(TIMEOUT)
+    assert not started.ephemeral
+    game = await bot.db.get_active_game(channel.id)
+    assert game is not None
+    return game
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 async def test_full_game_against_the_computer(
     fake: FakeDiscord, bot: BackgammonBot, variant: str
@@ -159,14 +174,7 @@ async def test_several_games_against_the_computer_at_once(
 async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonBot) -> None:
     human = fake.add_user("gus")
     channel = fake.add_channel("cube")
-    started = await (
-        await fake.slash(
-            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="strong"
-        )
-    ).wait_initial(TIMEOUT)
-    assert not started.ephemeral
-    game = await bot.db.get_active_game(channel.id)
-    assert game is not None
+    game = await challenge_computer(fake, bot, human, channel, "strong")
     for _ in range(200):
         fresh = await bot.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
@@ -203,14 +211,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
     (it accepts), and no board ever shows buttons for the computer's own turn."""
     human = fake.add_user("rita")
     channel = fake.add_channel("resign-to-the-computer")
-    started = await (
-        await fake.slash(
-            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="casual"
-        )
-    ).wait_initial(TIMEOUT)
-    assert not started.ephemeral
-    game = await bot.db.get_active_game(channel.id)
-    assert game is not None
+    game = await challenge_computer(fake, bot, human, channel, "casual")
     for _ in range(20):  # a few turns each
         fresh = await bot.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
@@ -252,14 +253,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     why, the game goes on; a gammon is then accepted and the game ends, recorded."""
     human = fake.add_user("vera")
     channel = fake.add_channel("resign-judged")
-    started = await (
-        await fake.slash(
-            human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="casual"
-        )
-    ).wait_initial(TIMEOUT)
-    assert not started.ephemeral
-    game = await bot.db.get_active_game(channel.id)
-    assert game is not None
+    game = await challenge_computer(fake, bot, human, channel, "casual")
     while True:  # until the person is to act (the computer may have the opening roll)
         fresh = await bot.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"

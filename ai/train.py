@@ -402,14 +402,37 @@ def _rng_from_json(data: list[Any]) -> Any:
 # --- shipping ------------------------------------------------------------------------------
 
 
+def _change_alpha(ck: Checkpoint, alpha: float) -> None:
+    """Train on with the learning rate ``alpha``, recording when it changed (a smaller rate late
+    in a run settles weights that a large one keeps moving)."""
+    changes: list[dict[str, Any]] = ck.config.setdefault("alpha_changes", [])
+    if changes and changes[-1]["games"] == ck.games:
+        changes[-1]["to"] = alpha  # changed again before any game: one change
+    else:
+        changes.append({"games": ck.games, "from": ck.config["alpha"], "to": alpha})
+    ck.config["alpha"] = alpha
+
+
 def _command(variant: str, ck: Checkpoint) -> str:
     """The training command that reproduces the checkpoint."""
-    command = f"python -m ai.train {variant} --seed {ck.config['seed']} --games {ck.games}"
+    changes = ck.config.get("alpha_changes", [])
+    first = changes[0]["games"] if changes else ck.games
+    command = f"python -m ai.train {variant} --seed {ck.config['seed']} --games {first}"
+    initial = changes[0]["from"] if changes else ck.config.get("alpha", ALPHA)
+    if initial != ALPHA:
+        command += f" --alpha {initial}"
     base = ck.config.get("init_from")
     if isinstance(base, dict):
         command = (
             f"python -m ai.train {base['variant']} --seed {base['seed']} --games {base['games']} "
             f"--dir D && {command} --init-from D/{base['variant']}.npz"
+        )
+    # Each change of the learning rate is a resumed run from the game it happened at.
+    ends = [*(c["games"] for c in changes[1:]), ck.games]
+    for change, end in zip(changes, ends[: len(changes)], strict=True):
+        command += (
+            f" && python -m ai.train {variant} --resume --games {end - change['games']} "
+            f"--alpha {change['to']}"
         )
     return command
 
@@ -464,7 +487,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="checkpoint directory")
     p.add_argument("--hidden", type=int, default=HIDDEN)
-    p.add_argument("--alpha", type=float, default=ALPHA)
+    p.add_argument(
+        "--alpha",
+        type=float,
+        help=f"learning rate (default {ALPHA}); with --resume, the rate from this game on (the "
+        "change is recorded, and the shipped command reproduces it)",
+    )
     p.add_argument("--lam", type=float, default=LAMBDA)
     p.add_argument(
         "--objective",
@@ -533,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = {
             "seed": args.seed,
             "hidden": args.hidden,
-            "alpha": args.alpha,
+            "alpha": ALPHA if args.alpha is None else args.alpha,
             "lambda": args.lam,
             "objective": args.objective,
             "encoding_version": args.encoding or ENCODING_VERSION,
@@ -569,6 +597,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ck.net.grow_inputs(Encoder(rules, args.encoding).width)
         ck.net.meta["encoding_version"] = ck.config["encoding_version"] = args.encoding
         print(f"grown to encoding {args.encoding} ({ck.net.inputs} inputs)", flush=True)
+    if args.alpha is not None and args.alpha != ck.config["alpha"]:
+        _change_alpha(ck, args.alpha)
+        print(f"alpha {ck.config['alpha']} from game {ck.games}", flush=True)
     encoder = Encoder(rules, int(ck.config["encoding_version"]))
     if ck.net.inputs != encoder.width:
         print("error: the checkpoint's inputs do not match the encoding", file=sys.stderr)

@@ -711,3 +711,33 @@ def test_self_play_objective(tmp_path: Path) -> None:
     ]
     assert main([*args, "--objective", "win"]) == 0
     assert Network.load(tmp_path / "blocking.npz").meta["config"]["objective"] == "win"
+
+
+def test_a_resumed_run_can_lower_the_learning_rate_and_its_command_reproduces_it(
+    tmp_path: Path,
+) -> None:
+    quiet = ["--eval-every", "0"]
+    first = ["blocking", "--seed", "4", *quiet, "--dir", str(tmp_path / "a")]
+    assert main([*first, "--games", "2"]) == 0
+    assert main([*first, "--games", "2", "--resume", "--alpha", "0.03"]) == 0
+    lowered = Network.load(tmp_path / "a" / "blocking.npz")
+    config = lowered.meta["config"]
+    assert config["alpha"] == 0.03
+    assert config["alpha_changes"] == [{"games": 2, "from": 0.1, "to": 0.03}]
+    # The same four games at the default rate end elsewhere: the rate was used.
+    straight = ["blocking", "--seed", "4", *quiet, "--dir", str(tmp_path / "s"), "--games", "4"]
+    assert main(straight) == 0
+    assert not np.array_equal(Network.load(tmp_path / "s" / "blocking.npz").w1, lowered.w1)
+    shipped = ship("blocking", tmp_path / "a", tmp_path / "w", {})
+    command = json.loads(shipped.with_suffix(".json").read_text())["trained_by"]
+    assert command == (
+        "python -m ai.train blocking --seed 4 --games 2"
+        " && python -m ai.train blocking --resume --games 2 --alpha 0.03"
+    )
+    # Running the recorded command gives the same weights.
+    for part in command.split(" && "):
+        words = part.split()[3:]
+        assert main([*words, *quiet, "--dir", str(tmp_path / "r")]) == 0
+    again = Network.load(tmp_path / "r" / "blocking.npz")
+    for name, arr in lowered.arrays().items():
+        np.testing.assert_array_equal(again.arrays()[name], arr)

@@ -25,7 +25,12 @@ the globals are sums, maxima and two small matrix products over the batch's (n, 
 
 Versions (``ENCODINGS``; weights record theirs and are refused when unknown): 1 is the board
 encoding above; 2 appends the hand evaluation's features (``ai.features``: both sides' rows and
-the contact flag), which cost about three times the board encoding per position. Further
+the contact flag), which cost about three times the board encoding per position; 3 appends each
+side's **mobility** per number 1-6 (how many of his checkers could move it, and whether none
+could), from the same per-stack table, so nearly free. In Blocking Express a player who cannot
+play a number of a chain of doubles hands the rest of the chain to his opponent, who moves the
+numbers instead (RULES §6): which numbers each side is stuck on decides much of that game. A
+network grows from version 1 to 2 or to 3 (``GROWS_FROM``): the new columns follow the old. Further
 feature sets plug in the same way, ``Encoder(extra=...)``: a function returning extra columns
 for a batch, appended after the board inputs, so a network is grown by zero-weight columns to
 take them without losing what it learned (``Network.grow_inputs``, ``ai.train --encoding``).
@@ -43,7 +48,16 @@ from engine.position import NUM_CHECKERS, O, X, swap_colours
 
 #: The encoding new training runs use.
 ENCODING_VERSION = 1
-ENCODINGS: dict[int, str] = {1: "board", 2: "board + hand evaluation features"}
+ENCODINGS: dict[int, str] = {
+    1: "board",
+    2: "board + hand evaluation features",
+    3: "board + mobility per number",
+}
+#: The version whose inputs each version's inputs begin with (a network grows only along these).
+GROWS_FROM: dict[int, int] = {2: 1, 3: 1}
+#: Mobility columns (version 3): per side (the roller's, the opponent's) and number 1..6, "no
+#: checker can move it" and how many can (a quarter each, at most 4).
+MOBILITY_WIDTH = 24
 
 FloatArray = npt.NDArray[np.float32]
 #: Extra feature columns for a batch: (rules, positions) -> (B, n) array. The positions are in
@@ -132,6 +146,13 @@ _GLOBALS = (
 )
 
 
+def grows_into(old: int, new: int) -> bool:
+    """Whether a network of encoding ``old`` can take encoding ``new`` by new input columns."""
+    while new != old and new in GROWS_FROM:
+        new = GROWS_FROM[new]
+    return new == old
+
+
 def _thermometer(n: int) -> list[float]:
     return [float(n >= 1), float(n >= 2), float(n >= 3), max(n - 3, 0) / 2.0]
 
@@ -152,14 +173,16 @@ class Encoder:
         self.variant = self.rules.id
         self.version = version
         self.extras: list[tuple[ExtraFeatures, int]] = []
-        if version >= 2:
+        if version == 2:
             self.extras.append((hand_features, _hand_width()))
+        self.mobility = version == 3
         if extra is not None:
             self.extras.append(extra)
         # Blocking: a lone checker owns its point; two flags more per point.
         self.owns = self.rules.runs_on_counts
         self.point_width = 12 + (2 if self.owns else 0)
         self.board_width = 24 * self.point_width + len(_GLOBALS)
+        self.own_width = self.board_width + (MOBILITY_WIDTH if self.mobility else 0)
         self._rows: dict[str, int] = {}
         #: The row of a stack's colour-swapped twin (the opponent's view), keyed by the stack.
         self._swapped_rows: dict[str, int] = {}
@@ -175,7 +198,7 @@ class Encoder:
     @property
     def width(self) -> int:
         """Number of inputs."""
-        return self.board_width + sum(n for _, n in self.extras)
+        return self.own_width + sum(n for _, n in self.extras)
 
     def global_index(self, name: str) -> int:
         """The input column of a global feature (``_GLOBALS`` names)."""
@@ -271,10 +294,13 @@ class Encoder:
         out = np.empty((n, self.width), dtype=np.float32)
         board = self.board_width - len(_GLOBALS)
         out[:, :board] = table[ids].reshape(n, board)
-        self._globals(scalars, aux_table[:, ids], out[:, board : self.board_width])
+        aux = aux_table[:, ids]
+        backs = self._globals(scalars, aux, out[:, board : self.board_width])
+        if self.mobility:
+            _mobility(scalars, aux, *backs, out[:, self.board_width : self.own_width])
         if self.extras:
             moved = list(positions) if opponent_on_roll else [p.flip() for p in positions]
-            col = self.board_width
+            col = self.own_width
             for features, width in self.extras:
                 got = features(self.rules, moved)
                 if got.shape != (n, width):
@@ -283,8 +309,11 @@ class Encoder:
                 col += width
         return out
 
-    def _globals(self, s: FloatArray, aux: FloatArray, g: FloatArray) -> None:
-        """Writes the globals (``_GLOBALS`` order) into ``g`` (n, len(_GLOBALS)).
+    def _globals(
+        self, s: FloatArray, aux: FloatArray, g: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Writes the globals (``_GLOBALS`` order) into ``g`` (n, len(_GLOBALS)); returns the
+        rearmost checkers (``back_me``, ``back_opp``: the roller's numbering).
 
         ``s``: the scalars (n, 8) from the roller's side; ``aux``: the auxiliary columns of
         every point (columns, n, 24). Every value is a small integer before its final scaling,
@@ -328,6 +357,43 @@ class Encoder:
         blots = aux[_AUX_BLOT_ME : _AUX_BLOT_OPP + 1]
         g[:, 26:30:2] = ((blots * (window > 0)).sum(2) / 3.0).T
         g[:, 27:30:2] = ((blots * window).sum(2) / 6.0).T
+        return back_me, back_opp
+
+
+def _mobility(
+    s: FloatArray, aux: FloatArray, back_me: FloatArray, back_opp: FloatArray, m: FloatArray
+) -> None:
+    """Writes the mobility columns (version 3) into ``m`` (n, ``MOBILITY_WIDTH``).
+
+    For each number ``d``, the checkers that could move it one step: while a side has checkers
+    waiting (bar or reserve) only an entry counts (they must enter first); otherwise each free
+    checker whose landing point is open to it, plus a bear-off when all its checkers are home
+    (from point ``d``, or from its rearmost point when that is lower). The roller moves from
+    index ``j`` (point ``j + 1``) to ``j - d`` and enters on point ``25 - d``; the opponent
+    moves up and enters on the roller's point ``d``. In the Blocking games these are exactly
+    the points a single step of ``d`` can start from (``Variant.steps``); elsewhere entering
+    has other rules (Dutch), so there they approximate it."""
+    free_me, free_opp = aux[_AUX_SHOOTS_ME], aux[_AUX_SHOOTS_OPP]
+    open_me, open_opp = 1.0 - aux[_AUX_BLOCKS_ME], 1.0 - aux[_AUX_BLOCKS_OPP]
+    waiting_me = (s[:, 0] + s[:, 2]) > 0
+    waiting_opp = (s[:, 1] + s[:, 3]) > 0
+    home_me, home_opp = back_me <= 6, back_opp >= 19
+    # Whether the checker on top of each side's rearmost point is his (it may bear off with a
+    # higher number); clipped indices only where the side is not home, so never read.
+    rows = np.arange(len(s))
+    rear_me = free_me[rows, np.clip(back_me.astype(np.intp) - 1, 0, 23)] > 0
+    rear_opp = free_opp[rows, np.clip(back_opp.astype(np.intp) - 1, 0, 23)] > 0
+    for d in range(1, 7):
+        me = (free_me[:, d:] * open_me[:, :-d]).sum(1)
+        me += home_me & ((free_me[:, d - 1] > 0) | ((back_me < d) & rear_me))
+        me = np.where(waiting_me, open_me[:, 24 - d], me)
+        opp = (free_opp[:, :-d] * open_opp[:, d:]).sum(1)
+        opp += home_opp & ((free_opp[:, 24 - d] > 0) | ((back_opp > 25 - d) & rear_opp))
+        opp = np.where(waiting_opp, open_opp[:, d - 1], opp)
+        for side, count in ((0, me), (1, opp)):
+            col = 12 * side + 2 * (d - 1)
+            m[:, col] = count == 0
+            m[:, col + 1] = np.minimum(count, 4.0) / 4.0
 
 
 def _longest_run(flags: FloatArray) -> FloatArray:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ai.encoding import ENCODING_VERSION, ENCODINGS, Encoder
+from ai.encoding import ENCODING_VERSION, ENCODINGS, Encoder, grows_into
 from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
@@ -590,8 +590,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         ck = Checkpoint(net, 0, rng.getstate(), [], config)
     elif args.encoding is not None and args.encoding != ck.config["encoding_version"]:
-        if args.encoding < ck.config["encoding_version"]:
-            print("error: a network cannot go back to a smaller encoding", file=sys.stderr)
+        if not grows_into(int(ck.config["encoding_version"]), args.encoding):
+            print(
+                f"error: a network of encoding {ck.config['encoding_version']} cannot grow "
+                f"into encoding {args.encoding}",
+                file=sys.stderr,
+            )
             return 2
         # The new inputs come after the old ones with zero weights: nothing learned is lost.
         ck.net.grow_inputs(Encoder(rules, args.encoding).width)

@@ -52,7 +52,14 @@ def game_positions(variant: str, seed: int, count: int) -> list[Position]:
 
 
 @pytest.mark.parametrize(
-    ("variant", "version"), [*((v, 1) for v in VARIANTS), ("dutch", 2), ("pin-mother", 2)]
+    ("variant", "version"),
+    [
+        *((v, 1) for v in VARIANTS),
+        ("dutch", 2),
+        ("pin-mother", 2),
+        ("blocking-express", 3),
+        ("dutch", 3),
+    ],
 )
 def test_encoding_from_the_opponent_side_is_the_flipped_position(
     variant: str, version: int
@@ -182,6 +189,31 @@ def test_encoding_globals_match_a_point_by_point_computation(variant: str) -> No
         assert len(seen["shots_on_me"]) > 1 and len(seen["shots_on_opp"]) > 1
     if variant == "pin-mother":
         assert len(seen["mother_me_home"]) > 1
+
+
+@pytest.mark.parametrize("variant", ["blocking", "blocking-express"])
+def test_mobility_counts_the_points_a_step_of_each_number_can_start_from(variant: str) -> None:
+    """Encoding 3's mobility columns, against the engine's own single steps (both sides)."""
+    enc = Encoder(variant, 3)
+    rules = get_variant(variant)
+    positions = game_positions(variant, 5, 400)
+    batch = [*positions, *(p.flip() for p in positions)]
+    rows = enc.encode(batch)
+    assert enc.width == enc.board_width + 24
+    counts_seen: set[int] = set()
+    for pos, row in zip(batch, rows, strict=True):
+        mobility = row[enc.board_width : enc.own_width]
+        for side, seen_by in ((0, pos), (1, pos.flip())):
+            for d in range(1, 7):
+                count = len({step.src for step, _ in rules.steps(seen_by, d)})
+                col = 12 * side + 2 * (d - 1)
+                assert mobility[col] == (count == 0), (pos, side, d)
+                assert mobility[col + 1] == pytest.approx(min(count, 4) / 4), (pos, side, d)
+                counts_seen.add(min(count, 4))
+    # The sample has stuck numbers, single movers and crowds alike.
+    assert counts_seen == {0, 1, 2, 3, 4}
+    # The board part is encoding 1's, unchanged.
+    np.testing.assert_array_equal(rows[:, : enc.board_width], Encoder(variant, 1).encode(batch))
 
 
 # --- network -------------------------------------------------------------------------------
@@ -512,9 +544,28 @@ def test_a_network_grows_to_a_larger_encoding_without_forgetting(tmp_path: Path)
     before, _ = LearnedEvaluator(old).evaluate(rules, positions)
     after, _ = LearnedEvaluator(new).evaluate(rules, positions)
     np.testing.assert_allclose(after, before, atol=1e-6)
-    # It trains on, and cannot go back.
+    # It trains on, and cannot go back, nor sideways to encoding 3 (other columns after 1's).
     assert main([*args, "--games", "1", "--resume"]) == 0
     assert main([*args, "--games", "0", "--resume", "--encoding", "1"]) == 2
+    assert main([*args, "--games", "0", "--resume", "--encoding", "3"]) == 2
+
+
+def test_an_express_network_grows_to_the_mobility_encoding(tmp_path: Path) -> None:
+    args = ["blocking-express", "--hidden", "5", "--eval-every", "0", "--dir", str(tmp_path)]
+    assert main([*args, "--games", "1"]) == 0
+    old = Network.load(tmp_path / "blocking-express.npz")
+    assert main([*args, "--games", "0", "--resume", "--encoding", "3"]) == 0
+    new = Network.load(tmp_path / "blocking-express.npz")
+    assert new.meta["encoding_version"] == 3
+    assert new.inputs == Encoder("blocking-express", 3).width == old.inputs + 24
+    positions = game_positions("blocking-express", 5, 30)
+    rules = get_variant("blocking-express")
+    before, _ = LearnedEvaluator(old).evaluate(rules, positions)
+    after, _ = LearnedEvaluator(new).evaluate(rules, positions)
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    # Training moves the new inputs' weights.
+    assert main([*args, "--games", "3", "--resume"]) == 0
+    assert Network.load(tmp_path / "blocking-express.npz").w1[:, old.inputs :].any()
 
 
 def test_a_new_run_can_start_from_another_variants_network(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ class LevelSpec:
     chain_ply: int = 0
     #: The 1-ply search plays O's Express doubles out as whole chains (not four steps).
     chain_replies: bool = False
+    #: The 1-ply search values O's Express doubles (chains) by the candidate's own 0-ply value.
+    static_doubles: bool = False
     #: Weight of the hand evaluation averaged into the learned one (0: the learned one alone).
     mix: float = 0.0
 
@@ -161,8 +163,13 @@ def rank_hand(
         # Only plays close to the best are worth a search: a clear 0-ply choice stays.
         close = [i for i in order[: spec.search] if eq[i] >= eq[order[0]] - spec.margin * scale]
         if len(close) > 1:
+            statics = (
+                [(float(e), float(w)) for e, w in zip(eq, win, strict=True)]
+                if spec.static_doubles
+                else None
+            )
             searched = search_values(
-                rules, afters, close, match, deadline, spec.search, ev, spec.chain_replies
+                rules, afters, close, match, deadline, spec.search, ev, spec.chain_replies, statics
             )
         b = spec.blend
         for i, (e, w) in searched.items():

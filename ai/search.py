@@ -38,11 +38,14 @@ def reply_value(
     deadline: float | None,
     ev: PositionEvaluator | None = None,
     chains: bool = False,
+    static: tuple[float, float] | None = None,
 ) -> tuple[float, float] | None:
     """(equity, win) for X of ``after`` (X has played, O on roll) at 1 ply; None at the deadline.
 
     ``ev``: the level's evaluation (default: the hand evaluation). ``chains``: in Express, O's
-    doubles are played out as whole chains (``_chain_reply``) rather than as four steps."""
+    doubles are played out as whole chains (``_chain_reply``) rather than as four steps.
+    ``static``: in Express, ``after``'s own 0-ply (equity, win) stands for O's doubles, each the
+    start of a chain too long to search (the network learned that value from whole chains)."""
     if ev is None:
         ev = evaluator_for(rules.id)
     opp = after.flip()
@@ -50,9 +53,13 @@ def reply_value(
     bounds: list[int] = []
     weights: list[float] = []
     o_match = opponent_context(match)
+    static_weight = 0.0
     for roll, chance in ROLLS:
         if deadline is not None and time.monotonic() > deadline:
             return None
+        if static is not None and roll.is_double and rules.chains_doubles:
+            static_weight += chance
+            continue
         if chains and roll.is_double and rules.chains_doubles:
             # An Express double is a whole chain (up to 24 numbers), not four steps: O's
             # reply is where the chain ends, both sides playing it out greedily.
@@ -74,7 +81,12 @@ def reply_value(
     ends = [*bounds[1:], len(replies)]
     pick = np.array([s + int(np.argmax(eq[s:e])) for s, e in zip(bounds, ends, strict=True)])
     w = np.array(weights)
-    return float(-(w @ best)), float(1.0 - w @ win[pick])
+    # O's chances summed over the rolls searched (all of them but static doubles).
+    equity, chance = float(-(w @ best)), float(w.sum() - w @ win[pick])
+    if static is not None and static_weight > 0.0:
+        equity += static_weight * static[0]
+        chance += static_weight * static[1]
+    return equity, chance
 
 
 def _chain_reply(
@@ -106,8 +118,11 @@ def search_values(
     limit: int,
     ev: PositionEvaluator | None = None,
     chains: bool = False,
+    statics: Sequence[tuple[float, float]] | None = None,
 ) -> dict[int, tuple[float, float]]:
-    """1-ply values of up to ``limit`` candidates, taken in ``order``, until the deadline."""
+    """1-ply values of up to ``limit`` candidates, taken in ``order``, until the deadline.
+
+    ``statics``: the candidates' 0-ply (equity, win), standing for O's Express doubles."""
     out: dict[int, tuple[float, float]] = {}
     for i in order[:limit]:
         after = afters[i]
@@ -116,7 +131,8 @@ def search_values(
             eq, win = (ev or evaluator_for(rules.id)).evaluate(rules, [after], match)
             out[i] = (float(eq[0]), float(win[0]))
             continue
-        got = reply_value(rules, after, match, deadline, ev, chains)
+        static = None if statics is None else statics[i]
+        got = reply_value(rules, after, match, deadline, ev, chains, static)
         if got is None:
             break
         out[i] = got

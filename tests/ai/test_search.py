@@ -163,3 +163,31 @@ def test_mixed_evaluation_is_the_weighted_average() -> None:
     em, wm = MixedEvaluator(a, b, 0.25).evaluate(rules, positions)
     assert em == pytest.approx(0.75 * ea + 0.25 * eb)
     assert wm == pytest.approx(0.75 * wa + 0.25 * wb)
+
+
+@pytest.mark.parametrize("variant", ["blocking-express", "blocking"])
+def test_static_doubles_stand_for_the_opponents_chains(variant: str) -> None:
+    """With ``static``, O's Express doubles are valued at the candidate's 0-ply value and only
+    his non-doubles are searched; other variants search every roll as before."""
+    rules = get_variant(variant)
+    ev = evaluator(variant, learned=True)
+    pos, dice = sample_decisions(variant, 8, 1)[0]
+    after = legal_plays(pos, dice, rules)[0].after
+    assert rules.result(after) is None
+    opp = after.flip()
+    equity = chance = 0.0
+    for roll, p in ROLLS:
+        if roll.is_double and rules.chains_doubles:
+            continue
+        eq, win = ev.evaluate(rules, [q.after for q in legal_plays(opp, roll, rules)])
+        best = int(np.argmax(eq))
+        equity -= p * float(eq[best])
+        chance += p * (1.0 - float(win[best]))
+    got = reply_value(rules, after, None, None, ev, static=(0.0, 0.0))
+    assert got is not None
+    if rules.chains_doubles:
+        assert got == pytest.approx((equity, chance), abs=1e-6)
+        moved = reply_value(rules, after, None, None, ev, static=(0.5, 0.25))
+        assert moved == pytest.approx((equity + 0.5 / 6, chance + 0.25 / 6), abs=1e-6)
+    else:
+        assert got == pytest.approx(reply_value(rules, after, None, None, ev), abs=1e-9)

@@ -128,6 +128,19 @@ class Network:
         self.w1 = np.concatenate([self.w1, pad], axis=1)
         self.meta["inputs"] = inputs
 
+    def grow_hidden(self, hidden: int, seed: int) -> None:
+        """Take ``hidden`` hidden units: new ones with random input weights (as a new network's)
+        and none on the outputs, so the outputs stay what they were until training uses them."""
+        if hidden < self.hidden:
+            raise ValueError("a network cannot lose hidden units")
+        extra = hidden - self.hidden
+        rng = np.random.default_rng(seed)
+        rows = rng.normal(0.0, 1.0 / np.sqrt(self.inputs), (extra, self.inputs))
+        self.w1 = np.concatenate([self.w1, rows.astype(np.float32)], axis=0)
+        self.b1 = np.concatenate([self.b1, np.zeros(extra, np.float32)])
+        self.w2 = np.concatenate([self.w2, np.zeros((len(self.heads), extra), np.float32)], axis=1)
+        self.meta["hidden"] = hidden
+
     # --- files -------------------------------------------------------------------------------
 
     def arrays(self) -> dict[str, FloatArray]:

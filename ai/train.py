@@ -402,38 +402,44 @@ def _rng_from_json(data: list[Any]) -> Any:
 # --- shipping ------------------------------------------------------------------------------
 
 
-def _change_alpha(ck: Checkpoint, alpha: float) -> None:
-    """Train on with the learning rate ``alpha``, recording when it changed (a smaller rate late
-    in a run settles weights that a large one keeps moving)."""
-    changes: list[dict[str, Any]] = ck.config.setdefault("alpha_changes", [])
-    if changes and changes[-1]["games"] == ck.games:
-        changes[-1]["to"] = alpha  # changed again before any game: one change
-    else:
-        changes.append({"games": ck.games, "from": ck.config["alpha"], "to": alpha})
-    ck.config["alpha"] = alpha
+#: The settings a resumed run may change, with their command-line options and defaults.
+_SETTINGS = {"alpha": ("--alpha", ALPHA), "hidden": ("--hidden", HIDDEN)}
+_SETTINGS["encoding_version"] = ("--encoding", ENCODING_VERSION)
+
+
+def _record_change(ck: Checkpoint, name: str, old: Any, new: Any) -> None:
+    """Note in the config that setting ``name`` went from ``old`` to ``new`` at this game (the
+    shipped command replays the run in segments, one per change)."""
+    changes: list[dict[str, Any]] = ck.config.setdefault("changes", [])
+    if not changes or changes[-1]["games"] != ck.games:
+        changes.append({"games": ck.games})
+    last = changes[-1]
+    last[name] = [last[name][0] if name in last else old, new]
+    ck.config[name] = new
 
 
 def _command(variant: str, ck: Checkpoint) -> str:
     """The training command that reproduces the checkpoint."""
-    changes = ck.config.get("alpha_changes", [])
+    changes: list[dict[str, Any]] = ck.config.get("changes", [])
     first = changes[0]["games"] if changes else ck.games
     command = f"python -m ai.train {variant} --seed {ck.config['seed']} --games {first}"
-    initial = changes[0]["from"] if changes else ck.config.get("alpha", ALPHA)
-    if initial != ALPHA:
-        command += f" --alpha {initial}"
+    for name, (option, default) in _SETTINGS.items():
+        initial = next((c[name][0] for c in changes if name in c), ck.config.get(name, default))
+        if initial != default and not (name == "hidden" and "init_from" in ck.config):
+            command += f" {option} {initial}"
     base = ck.config.get("init_from")
     if isinstance(base, dict):
         command = (
             f"python -m ai.train {base['variant']} --seed {base['seed']} --games {base['games']} "
             f"--dir D && {command} --init-from D/{base['variant']}.npz"
         )
-    # Each change of the learning rate is a resumed run from the game it happened at.
+    # Each change of a setting is a resumed run from the game it happened at.
     ends = [*(c["games"] for c in changes[1:]), ck.games]
     for change, end in zip(changes, ends[: len(changes)], strict=True):
-        command += (
-            f" && python -m ai.train {variant} --resume --games {end - change['games']} "
-            f"--alpha {change['to']}"
-        )
+        command += f" && python -m ai.train {variant} --resume --games {end - change['games']}"
+        for name, (option, _) in _SETTINGS.items():
+            if name in change:
+                command += f" {option} {change[name][1]}"
     return command
 
 
@@ -486,7 +492,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed of weights and dice (default 1)")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="checkpoint directory")
-    p.add_argument("--hidden", type=int, default=HIDDEN)
+    p.add_argument(
+        "--hidden",
+        type=int,
+        help=f"hidden units (default {HIDDEN}); with --resume, grow the network to this many "
+        "(new units start with no weight on the outputs: nothing learned is lost)",
+    )
     p.add_argument(
         "--alpha",
         type=float,
@@ -557,10 +568,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 break
         else:
             print(f"no checkpoint for {args.variant}: starting afresh", flush=True)
+    resumed = ck is not None
     if ck is None:
         config = {
             "seed": args.seed,
-            "hidden": args.hidden,
+            "hidden": args.hidden or HIDDEN,
             "alpha": ALPHA if args.alpha is None else args.alpha,
             "lambda": args.lam,
             "objective": args.objective,
@@ -568,7 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         width = Encoder(rules, config["encoding_version"]).width
         net = Network.create(
-            args.variant, width, args.hidden, args.seed, config["encoding_version"]
+            args.variant, width, config["hidden"], args.seed, config["encoding_version"]
         )
         if args.init_from is not None:
             try:
@@ -599,10 +611,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         # The new inputs come after the old ones with zero weights: nothing learned is lost.
         ck.net.grow_inputs(Encoder(rules, args.encoding).width)
-        ck.net.meta["encoding_version"] = ck.config["encoding_version"] = args.encoding
+        _record_change(ck, "encoding_version", ck.config["encoding_version"], args.encoding)
+        ck.net.meta["encoding_version"] = args.encoding
         print(f"grown to encoding {args.encoding} ({ck.net.inputs} inputs)", flush=True)
+    if resumed and args.hidden is not None and args.hidden != ck.net.hidden:
+        if args.hidden < ck.net.hidden:
+            print("error: a network cannot lose hidden units", file=sys.stderr)
+            return 2
+        # Seeded by the run's seed and the game count: the command replays the same growth.
+        ck.net.grow_hidden(args.hidden, int(ck.config["seed"]) * 1_000_003 + ck.games)
+        _record_change(ck, "hidden", ck.config["hidden"], args.hidden)
+        ck.net.meta["hidden"] = args.hidden
+        print(f"grown to {args.hidden} hidden units", flush=True)
     if args.alpha is not None and args.alpha != ck.config["alpha"]:
-        _change_alpha(ck, args.alpha)
+        _record_change(ck, "alpha", ck.config["alpha"], args.alpha)
         print(f"alpha {ck.config['alpha']} from game {ck.games}", flush=True)
     encoder = Encoder(rules, int(ck.config["encoding_version"]))
     if ck.net.inputs != encoder.width:

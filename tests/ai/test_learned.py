@@ -774,7 +774,7 @@ def test_a_resumed_run_can_lower_the_learning_rate_and_its_command_reproduces_it
     lowered = Network.load(tmp_path / "a" / "blocking.npz")
     config = lowered.meta["config"]
     assert config["alpha"] == 0.03
-    assert config["alpha_changes"] == [{"games": 2, "from": 0.1, "to": 0.03}]
+    assert config["changes"] == [{"games": 2, "alpha": [0.1, 0.03]}]
     # The same four games at the default rate end elsewhere: the rate was used.
     straight = ["blocking", "--seed", "4", *quiet, "--dir", str(tmp_path / "s"), "--games", "4"]
     assert main(straight) == 0
@@ -791,4 +791,42 @@ def test_a_resumed_run_can_lower_the_learning_rate_and_its_command_reproduces_it
         assert main([*words, *quiet, "--dir", str(tmp_path / "r")]) == 0
     again = Network.load(tmp_path / "r" / "blocking.npz")
     for name, arr in lowered.arrays().items():
+        np.testing.assert_array_equal(again.arrays()[name], arr)
+
+
+def test_a_resumed_run_can_grow_hidden_units_and_its_command_reproduces_it(
+    tmp_path: Path,
+) -> None:
+    quiet = ["--eval-every", "0"]
+    first = ["blocking-express", "--seed", "2", "--hidden", "6", *quiet, "--dir", str(tmp_path)]
+    assert main([*first, "--games", "2"]) == 0
+    old = Network.load(tmp_path / "blocking-express.npz")
+    assert main([*first[:-2], "--dir", str(tmp_path), "--games", "0", "--resume"]) == 0
+    assert Network.load(tmp_path / "blocking-express.npz").hidden == 6  # same size: no change
+    grow = ["blocking-express", "--resume", *quiet, "--dir", str(tmp_path), "--games", "0"]
+    assert main([*grow, "--hidden", "4"]) == 2  # never fewer
+    assert main([*grow, "--hidden", "10"]) == 0
+    grown = Network.load(tmp_path / "blocking-express.npz")
+    assert grown.hidden == 10 and grown.meta["config"]["hidden"] == 10
+    np.testing.assert_array_equal(grown.w1[:6], old.w1)
+    assert grown.w1[6:].any() and not grown.w2[:, 6:].any()
+    # Until training uses them, the new units change nothing.
+    positions = game_positions("blocking-express", 5, 30)
+    rules = get_variant("blocking-express")
+    before, _ = LearnedEvaluator(old).evaluate(rules, positions)
+    after, _ = LearnedEvaluator(grown).evaluate(rules, positions)
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    assert main([*grow[:-1], "3", "--alpha", "0.05"]) == 0
+    trained = Network.load(tmp_path / "blocking-express.npz")
+    assert trained.w2[:, 6:].any()
+    # Both changes came before game 3: one segment of the command.
+    changes = trained.meta["config"]["changes"]
+    assert changes == [{"games": 2, "hidden": [6, 10], "alpha": [0.1, 0.05]}]
+    command = json.loads(
+        ship("blocking-express", tmp_path, tmp_path / "w", {}).with_suffix(".json").read_text()
+    )["trained_by"]
+    for part in command.split(" && "):
+        assert main([*part.split()[3:], *quiet, "--dir", str(tmp_path / "r")]) == 0
+    again = Network.load(tmp_path / "r" / "blocking-express.npz")
+    for name, arr in trained.arrays().items():
         np.testing.assert_array_equal(again.arrays()[name], arr)

@@ -26,8 +26,8 @@ the globals are sums, maxima and two small matrix products over the batch's (n, 
 Versions (``ENCODINGS``; weights record theirs and are refused when unknown): 1 is the board
 encoding above; 2 appends the hand evaluation's features (``ai.features``: both sides' rows and
 the contact flag), which cost about three times the board encoding per position; 3 appends each
-side's **mobility** per number 1-6 (how many of his checkers could move it, and whether none
-could), from the same per-stack table, so nearly free. In Blocking Express a player who cannot
+side's **mobility** per number 1-6 (from how many points a step of it could start, and whether
+from none), from the same per-stack table, so nearly free. In Blocking Express a player who cannot
 play a number of a chain of doubles hands the rest of the chain to his opponent, who moves the
 numbers instead (RULES §6): which numbers each side is stuck on decides much of that game. A
 network grows from version 1 to 2 or to 3 (``GROWS_FROM``): the new columns follow the old. Further

@@ -81,7 +81,7 @@ def reply_value(
     ends = [*bounds[1:], len(replies)]
     pick = np.array([s + int(np.argmax(eq[s:e])) for s, e in zip(bounds, ends, strict=True)])
     w = np.array(weights)
-    # O's chances summed over the rolls searched (all of them but static doubles).
+    # X's winning chance summed over the rolls searched (all of them but static doubles).
     equity, chance = float(-(w @ best)), float(w.sum() - w @ win[pick])
     if static is not None and static_weight > 0.0:
         equity += static_weight * static[0]

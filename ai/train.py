@@ -403,8 +403,11 @@ def _rng_from_json(data: list[Any]) -> Any:
 
 
 #: The settings a resumed run may change, with their command-line options and defaults.
-_SETTINGS = {"alpha": ("--alpha", ALPHA), "hidden": ("--hidden", HIDDEN)}
-_SETTINGS["encoding_version"] = ("--encoding", ENCODING_VERSION)
+_SETTINGS = {
+    "alpha": ("--alpha", ALPHA),
+    "hidden": ("--hidden", HIDDEN),
+    "encoding_version": ("--encoding", ENCODING_VERSION),
+}
 
 
 def _record_change(ck: Checkpoint, name: str, old: Any, new: Any) -> None:

@@ -403,6 +403,38 @@ def _cube_analysis(pos: Position, match: MatchContext, level: str, deadline: flo
     )
 
 
+def points_as_match_equity(match: MatchContext, points: int) -> float | None:
+    """What winning ``points`` now is worth to X at ``match``'s score, in the unit of the
+    equities above (bgsage's match equity per cube, times the cube): winning the cube's value
+    is +cube and losing it -cube, the rest follows the match equity table. Points past the
+    end of the match are worth no more than winning it, and a gammon's second point is worth
+    less than the first near the end. None outside a match or without bgsage."""
+    if match.length <= 0:
+        return None
+    try:
+        from bgbot_cpp import get_met
+    except ImportError:
+        return None
+    cube = _cube_args(match)
+    # Past a score where either side needs one point, the Crawford game has been played (or
+    # is this one): the following games are post-Crawford.
+    post = min(cube.away1, cube.away2) == 1
+
+    def mwc(away1: int, away2: int) -> float:
+        if away1 <= 0:
+            return 1.0
+        if away2 <= 0:
+            return 0.0
+        return float(get_met(away1, away2, post))
+
+    win = mwc(cube.away1 - cube.value, cube.away2)
+    lose = mwc(cube.away1, cube.away2 - cube.value)
+    if win - lose < 1e-9:
+        return None
+    got = mwc(cube.away1 - points, cube.away2)
+    return cube.value * (2.0 * got - win - lose) / (win - lose)
+
+
 def take_decision(
     pos: Position,
     match: MatchContext | None = None,

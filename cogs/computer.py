@@ -28,6 +28,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from ai.classic import points_as_match_equity
 from ai.pool import AIPool, DecisionTimeout, PoolError
 from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue
 from cogs.table import Action, GameTable, Outcome
@@ -101,16 +102,28 @@ def resign_answer(state: GameState, value: PositionValue | None) -> tuple[bool, 
     offered = state.resignation_value(offerer, level)
     if value is None or not math.isfinite(value.equity):
         return True, f"{name} accepts."
-    counted = offered
+    counted = float(offered)
+    at_score = ""
     if state.match_length > 1:
-        # Points beyond what the computer still needs to win the match are worth nothing.
-        counted = min(offered, max(state.match_length - state.score[me], 1))
+        # In a match, points count by what they do to the chance of winning it: the cube
+        # game's equity is match equity, so the offer is valued on the same table.
+        worth_now = (
+            points_as_match_equity(match_context(state, me), offered)
+            if state.rules.has_cube
+            else None
+        )
+        if worth_now is None:
+            # Points beyond what the computer still needs to win the match are worth nothing.
+            counted = float(min(offered, max(state.match_length - state.score[me], 1)))
+        else:
+            counted = worth_now
+        if abs(counted - offered) >= 0.005:
+            at_score = f", worth {_amount(counted)} at this match score"
     expected = value.equity
-    units = "point" if counted == 1 else "points"
+    worth = f"{offered} point" if offered == 1 else f"{offered} points"
     if counted >= expected - RESIGN_TOLERANCE:
-        worth = f"{offered} point" if offered == 1 else f"{offered} points"
         return True, (
-            f"{name} accepts {RESIGN_NAMES[level]} ({worth}): it expects "
+            f"{name} accepts {RESIGN_NAMES[level]} ({worth}{at_score}): it expects "
             f"{_amount(expected)} points by playing on."
         )
     chances = [("wins", value.win)]
@@ -124,7 +137,7 @@ def resign_answer(state: GameState, value: PositionValue | None) -> tuple[bool, 
     elif level < 2 and (value.gammon or 0.0) >= 0.5:
         headline = "it expects a gammon here"
     else:
-        headline = f"it expects more than {counted} {units} here"
+        headline = f"it expects more than {worth}{at_score} here"
     detail = f"{_amount(expected)} points on average" + (f": {figures}" if figures else "")
     return False, f"{name} rejects {RESIGN_NAMES[level]}: {headline} ({detail}). The game goes on."
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from ai.types import PositionValue
+from ai.types import MatchContext, PositionValue
 from ai.value import position_value
 from cogs.computer import COMPUTER_SEAT, resign_answer, valuation
 from engine import Roll, parse_position
@@ -139,3 +139,36 @@ def test_without_an_evaluation_it_accepts() -> None:
     assert resign_answer(offered, None) == (True, f"{COMPUTER} accepts.")
     broken = PositionValue(equity=float("nan"))
     assert resign_answer(offered, broken)[0]
+
+
+def test_an_offer_that_wins_the_match_is_taken_whatever_the_equity() -> None:
+    """Two points from winning a 5-point match, a gammon wins it: the computer takes it even
+    though its match equity by playing on (gammons near the end weigh more than twice a
+    single game) is more than 2 points, and says what the offer is worth at this score."""
+    state = game_at(COMPUTER_WINS, length=5, score=(0, 3))
+    assert computer_value(state).equity > 2.0
+    accepted, why = answer(state, 2)
+    assert accepted, why
+    assert why.startswith(f"{COMPUTER} accepts a gammon (2 points, worth ")
+    assert "at this match score" in why
+    # A single game does not win the match yet, and here a gammon is likely: refused.
+    accepted, why = answer(state, 1)
+    assert not accepted
+    assert "it expects a gammon here" in why
+
+
+def test_match_offers_are_valued_on_the_match_equity_table() -> None:
+    """At 0-0 in a 5-point match a gammon is worth less than two singles (1.91 at bgsage's
+    table) and a backgammon more than three; in a single game points are points."""
+    from ai.classic import points_as_match_equity
+
+    five = MatchContext(length=5)
+    assert points_as_match_equity(five, 1) == pytest.approx(1.0)
+    assert 1.8 < (points_as_match_equity(five, 2) or 0.0) < 2.0
+    assert (points_as_match_equity(five, 3) or 0.0) > 3.0
+    assert points_as_match_equity(MatchContext(), 2) is None
+    # Winning the cube's value is always worth the cube; past the end of the match, no more.
+    cubed = MatchContext(length=7, score_mover=2, score_opponent=3, cube=2)
+    assert points_as_match_equity(cubed, 2) == pytest.approx(2.0)
+    ahead = MatchContext(length=5, score_mover=4)
+    assert points_as_match_equity(ahead, 1) == points_as_match_equity(ahead, 3) == 1.0

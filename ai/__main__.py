@@ -224,9 +224,10 @@ def cube_line(line: str, settings: Settings, rng: random.Random) -> dict[str, An
     _check_level(settings)
     position_text, _tab, match_text = line.partition("\t")
     pos, _dice = _position(position_text)
-    if pos.variant != "classic":
-        raise LineError("E_CUBE", f"{get_variant(pos.variant).name} has no doubling cube")
-    if get_variant("classic").result(pos) is not None:
+    rules = get_variant(pos.variant)
+    if not rules.has_cube:
+        raise LineError("E_CUBE", f"{rules.name} has no doubling cube")
+    if rules.result(pos) is not None:
         raise LineError("E_GAME_OVER", "the game in this position is already over")
     match = parse_match(match_text)
     from ai.classic import cube_action

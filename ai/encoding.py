@@ -69,7 +69,7 @@ def hand_features(rules: Variant, positions: Sequence[Position]) -> FloatArray:
     """The hand evaluation's features of both sides and its contact flag (encoding 2)."""
     from ai.features import feature_matrix  # the hand evaluation's module, only for version 2
 
-    rows, contact = feature_matrix(rules, positions, mother=rules.id == "pin-mother")
+    rows, contact = feature_matrix(rules, positions, mother=rules.has_mother)
     # Its last column is the constant bias input: the network has biases of its own.
     return np.concatenate([rows[:, :-1], contact[:, None]], axis=1).astype(np.float32)
 
@@ -338,7 +338,7 @@ class Encoder:
         g[:, 17] = back_me > back_opp
         g[:, 18] = back_me <= 6
         g[:, 19] = back_opp >= 19
-        if self.variant == "pin-mother":
+        if self.rules.has_mother:
             g[:, 20] = np.minimum(aux[_AUX_ME][:, 23], 2.0) / 2.0
             g[:, 21] = np.minimum(aux[_AUX_OPP][:, 0], 2.0) / 2.0
         else:

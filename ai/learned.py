@@ -99,7 +99,7 @@ class LearnedEvaluator:
             equity = p * min(cube, need_x) - (1.0 - p) * min(cube, need_o)
         equity = np.asarray(equity, dtype=np.float64)
         for i, pos in enumerate(positions):
-            if pos.off[0] == 15 or (self.variant_id == "pin-mother" and _mother_may_end(pos)):
+            if pos.off[0] == 15 or (rules.has_mother and _mother_may_end(pos)):
                 result = rules.result(pos)
                 if result is None:
                     continue

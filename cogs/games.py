@@ -934,7 +934,7 @@ class Games(commands.Cog):
         texts = self.table.legal_texts(game)
         chosen = narrow_plays(texts, current)
         return [
-            app_commands.Choice(name=play_label(t, state.variant), value=t or "pass")
+            app_commands.Choice(name=play_label(t, state.rules.pin_word), value=t or "pass")
             for t in chosen[:MAX_CHOICES]
         ]
 
@@ -1053,7 +1053,7 @@ class Games(commands.Cog):
         state = self.table.state_of(game)
         theme, viewer = await self.view_for(interaction, game, public)
         lines = [prompt(game, state)]
-        if state.variant == "classic":
+        if state.rules.has_gnubg_ids:
             lines.append(f"gnubg ID: `{gnubg_id(state)}`")
         if game.board_message_id is not None:
             lines.append(
@@ -1327,15 +1327,16 @@ def narrow_plays(texts: list[str], typed: str) -> list[str]:
     return sorted(chosen, key=lambda t: (play_order(t), t))
 
 
-def play_label(text: str, variant: str) -> str:
-    """An autocomplete choice's name: the play, and whether it hits or pins (traps)."""
+def play_label(text: str, pin_word: str) -> str:
+    """An autocomplete choice's name: the play, and whether it hits or pins (``pin_word``:
+    the variant's word, "traps" in NeverFinishing)."""
     if not text:
         return "pass (no legal move)"
     notes = []
     if "*" in text:
         notes.append("hits")
     if "^" in text:
-        notes.append("traps" if variant == "neverfinishing" else "pins")
+        notes.append(pin_word)
     return (text + (f" - {', '.join(notes)}" if notes else ""))[:100]
 
 

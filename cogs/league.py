@@ -168,7 +168,7 @@ def game_record(game: Game) -> str:
     if game.finished_at is not None:
         lines.append(f"ended: {_utc(game.finished_at)}")
     body: list[str] | None = None
-    if state is not None and state.variant == "classic":
+    if state is not None and state.rules.has_gnubg_ids:
         lines.append(f"gnubg ID: {gnubg_id(state)}")
         try:
             body = record_with_ids(state)
@@ -349,9 +349,15 @@ class League(commands.Cog):
             f"{plural(stats.games, 'game')}: {stats.wins} W · {stats.losses} L · {stats.draws} D",
             f"Points: {stats.points_won} won · {stats.points_lost} lost",
         ]
-        if stats.variant in (OVERALL, "classic") or stats.gammons_won or stats.backgammons_won:
+        rules = VARIANTS.get(stats.variant)  # None for the overall figures
+        if (
+            stats.variant == OVERALL
+            or (rules is not None and rules.scores_gammons)
+            or stats.gammons_won
+            or stats.backgammons_won
+        ):
             lines.append(f"Gammons {stats.gammons_won} · backgammons {stats.backgammons_won}")
-        if stats.variant == "pin-mother" or stats.mother_wins:
+        if (rules is not None and rules.has_mother) or stats.mother_wins:
             lines.append(f"Mother wins {stats.mother_wins}")
         streak = stats.current_streak
         now = plural(streak, "win") if streak > 0 else "none"
@@ -473,7 +479,8 @@ class League(commands.Cog):
         names = _names(found, state)
         loop = asyncio.get_running_loop()
         mat = format is not None and format.value == "mat"
-        if mat and (found.variant != "classic" or state is None):
+        rules = VARIANTS.get(found.variant)
+        if mat and (rules is None or not rules.has_gnubg_ids or state is None):
             await reply_error(
                 interaction,
                 "Only backgammon (classic) games can be exported as a .mat match file; "

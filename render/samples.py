@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from engine import get_variant
 from engine.play import Step
 from engine.position import Position, make_position
 from render.scene import BoardScene, ChainInfo, LastPlay
@@ -22,9 +23,6 @@ VARIANT_NAMES = {
     "dutch": "Dutch Backgammon",
     "neverfinishing": "NeverFinishing Game",
 }
-RESERVE_VARIANTS = ("blocking", "blocking-express", "dutch")
-BAR_VARIANTS = ("classic", "dutch", "neverfinishing")
-COVER_VARIANTS = ("pin", "pin-mother", "neverfinishing", "blocking", "blocking-express")
 
 
 def checker_total(pos: Position, side: str) -> int:
@@ -73,24 +71,13 @@ def _scene(variant: str, pos: Position, **kw: object) -> BoardScene:
     return BoardScene(position=pos, **base)  # type: ignore[arg-type]
 
 
-def _opening(variant: str) -> Position:
-    if variant == "classic":
-        x = {24: "XX", 13: "X" * 5, 8: "XXX", 6: "X" * 5}
-        return make_position(variant, x | {1: "OO", 12: "O" * 5, 17: "OOO", 19: "O" * 5})
-    if variant in ("pin", "pin-mother"):
-        x = {24: "X" * 13, 17: "X", 15: "X"}
-        return make_position(variant, x | {1: "O" * 13, 8: "O", 10: "O"})
-    if variant == "neverfinishing":
-        return make_position(variant, {24: "X" * 15, 1: "O" * 15})
-    return make_position(variant, {}, reserve=(15, 15))
-
-
 def opening_scenes() -> list[tuple[str, BoardScene]]:
     out = []
     for variant, title in VARIANT_NAMES.items():
-        cube = {"cube_value": 1} if variant == "classic" else {}
+        rules = get_variant(variant)
+        cube = {"cube_value": 1} if rules.has_cube else {}
         status = "Alice to play 5-3"
-        scene = _scene(variant, _opening(variant), dice=(5, 3), status=status, **cube)
+        scene = _scene(variant, rules.initial_position(), dice=(5, 3), status=status, **cube)
         out.append((f"start-{variant}", replace(scene, variant_name=title)))
     return out
 
@@ -319,15 +306,16 @@ def palette_scenes() -> list[BoardScene]:
 
 def _random_position(rng: random.Random, variant: str) -> Position:
     """A random position of ``variant`` that obeys the variant's stacking shapes."""
+    rules = get_variant(variant)
     stacks: dict[int, str] = {}
     counts = {"X": 15, "O": 15}
     bar = [0, 0]
     reserve = [0, 0]
     off = [0, 0]
     for i, side in enumerate(("X", "O")):
-        if variant in RESERVE_VARIANTS and rng.random() < 0.5:
+        if rules.has_reserve and rng.random() < 0.5:
             reserve[i] = rng.randint(0, 15)
-        if variant in BAR_VARIANTS and rng.random() < 0.3:
+        if rules.has_bar and rng.random() < 0.3:
             bar[i] = rng.randint(1, 3)
         if rng.random() < 0.3:
             off[i] = rng.randint(0, 8)
@@ -337,7 +325,7 @@ def _random_position(rng: random.Random, variant: str) -> Position:
         counts[side] = 15 - reserve[i] - bar[i] - off[i]
     order = list(range(1, 25))
     rng.shuffle(order)
-    mixing = variant in COVER_VARIANTS
+    mixing = rules.stacks_mix
     for side in ("X", "O"):
         left = counts[side]
         while left > 0:
@@ -375,12 +363,13 @@ def random_scene(rng: random.Random, variant: str | None = None) -> BoardScene:
     pos = _random_position(rng, variant)
     dice = (rng.randint(1, 6), rng.randint(1, 6)) if rng.random() < 0.8 else None
     chain = None
-    if variant == "blocking-express" and rng.random() < 0.3:
+    rules = get_variant(variant)
+    if rules.chains_doubles and rng.random() < 0.3:
         v = rng.randint(1, 6)
         pending = ((v, rng.randint(1, 4)), *((w, 4) for w in range(v + 1, 7)))
         chain = ChainInfo(pending, "X")
     cube: dict[str, object] = {}
-    if variant == "classic":
+    if rules.has_cube:
         cube = {"cube_value": rng.choice((1, 2, 4, 8)), "cube_owner": rng.choice((None, "X", "O"))}
     over = rng.random() < 0.05
     return _scene(

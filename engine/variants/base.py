@@ -84,6 +84,17 @@ class Variant:
     tracks_unlock: ClassVar[bool] = False
     #: Effect of landing on an O blot written in notation (RULES §7.4.3), or None if impossible.
     blot_effect: ClassVar[str | None] = HIT
+    #: What covering a lone O checker is called for players ("traps" in NeverFinishing).
+    pin_word: ClassVar[str] = "pins"
+    #: The mother rule (pin-mother, §3.3.8): a pinned mother can end the game before anyone
+    #: has borne off all fifteen.
+    has_mother: ClassVar[bool] = False
+    #: Whether a win can be a gammon (statistics show the count even while it is zero).
+    scores_gammons: ClassVar[bool] = True
+    #: Whether a point can hold checkers of both sides (one covering the other).
+    stacks_mix: ClassVar[bool] = False
+    #: Standard backgammon positions, which gnubg's position and match IDs describe.
+    has_gnubg_ids: ClassVar[bool] = False
 
     # --- options -----------------------------------------------------------------------------
 

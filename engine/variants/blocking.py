@@ -26,6 +26,8 @@ class Blocking(Variant):
     has_reserve = True
     blot_effect = None
     runs_on_counts = True
+    stacks_mix = True
+    scores_gammons = False  # every win is one point
 
     def initial_position(self) -> Position:
         return make_position(self.id, {}, reserve=(NUM_CHECKERS, NUM_CHECKERS))

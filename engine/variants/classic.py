@@ -61,6 +61,7 @@ class Classic(Variant):
         return len(stack) >= 2 and stack[0] == O
 
     resign_levels = 3  # single, gammon, backgammon (times the cube)
+    has_gnubg_ids = True
 
     def score_win(self, pos: Position) -> Result:
         if pos.off[1] > 0:

@@ -28,6 +28,7 @@ class NeverFinishing(CoveringVariant):
     markers: ClassVar[frozenset[str]] = frozenset("*^")
     marker_required_on_blot = True
     blot_effect = TRAP
+    pin_word = "traps"
     # A trapper leaving its point releases the blot; a checker from a higher point may then
     # hit it, which no ordered twin does (trapping it again is the same as landing first).
     reexposes_blots = True

@@ -29,6 +29,8 @@ def x_is_covered(pos: Position) -> bool:
 class CoveringVariant(Variant):
     """Shared rules of the variants where a landing on a blot covers it (pin, pin-mother, nf)."""
 
+    stacks_mix = True
+
     def is_open(self, pos: Position, stack: str) -> bool:
         # Open: empty, X on top (X only, or X pinning O), or a lone O checker.
         return not stack or stack[-1] == X or stack == O
@@ -104,6 +106,7 @@ class PinMother(Pin):
         "leave. Both mothers pinned: a tie. The winner of a game starts the next one."
     )
     previous_winner_starts = True
+    has_mother = True
     plakoto = False  # A4: the option of the Plakoto setup
     options: ClassVar[dict[str, RuleOption]] = {
         "plakoto": RuleOption("plakoto", "Plakoto setup: all fifteen start on the 24-point"),

@@ -62,6 +62,17 @@ async def bot_in_process(
             if runner is not None:
                 runner.cancel()
                 await asyncio.gather(runner, return_exceptions=True)
+            # Events the gateway delivered just before the close are tasks that may not have
+            # started: cancelled here, they end cleanly instead of being destroyed unawaited
+            # when the test's event loop closes.
+            late = [
+                t
+                for t in asyncio.all_tasks()
+                if t.get_name().startswith("discord.py: ") and not t.done()
+            ]
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
 
 
 @dataclass

@@ -118,7 +118,8 @@ def resign_answer(state: GameState, value: PositionValue | None) -> tuple[bool, 
         else:
             counted = worth_now
         if abs(counted - offered) >= 0.005:
-            at_score = f", worth {_amount(counted)} at this match score"
+            shown = str(int(counted)) if counted.is_integer() else _amount(counted)
+            at_score = f", worth {shown} at this match score"
     expected = value.equity
     worth = f"{offered} point" if offered == 1 else f"{offered} points"
     if counted >= expected - RESIGN_TOLERANCE:

@@ -172,3 +172,12 @@ def test_match_offers_are_valued_on_the_match_equity_table() -> None:
     assert points_as_match_equity(cubed, 2) == pytest.approx(2.0)
     ahead = MatchContext(length=5, score_mover=4)
     assert points_as_match_equity(ahead, 1) == points_as_match_equity(ahead, 3) == 1.0
+
+
+def test_pin_match_offers_count_only_the_points_still_needed() -> None:
+    """Outside backgammon a match has no equity table: the points beyond what the computer
+    still needs are cut off, and the answer says what the offer is worth there."""
+    won = game_at("23:O3 22:O3 21:O3 20:O3 19:O3 18:X5 17:X5 16:X5", "pin", length=101)
+    accepted, why = answer(won, 1)
+    assert accepted, why
+    assert why.startswith(f"{COMPUTER} accepts a single game (255 points, worth 101 at this")

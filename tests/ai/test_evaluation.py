@@ -6,7 +6,14 @@ import pytest
 
 from ai import hand_weights
 from ai.evaluation import PinEvaluator, evaluate, evaluator_for
-from ai.features import Encoded, deep_pin_features, describe, feature_matrix, feature_names
+from ai.features import (
+    Encoded,
+    deep_cover_features,
+    deep_pin_features,
+    describe,
+    feature_matrix,
+    feature_names,
+)
 from ai.types import MatchContext
 from engine import VARIANTS, Position, get_variant, make_position
 from tests.ai.test_players import sample_decisions
@@ -126,6 +133,40 @@ def test_deep_pin_features() -> None:
     assert fx[1].tolist() == [1.0, 0.0]
     assert fo[1].tolist() == [1.0, 0.0]
     assert fx[2].tolist() == fo[2].tolist() == [0.0, 0.0]
+
+
+def test_deep_cover_features() -> None:
+    """Blocking: a stack on the ace point the opponent can cover once he has entered all."""
+    rules = get_variant("blocking")
+    stacks = {24: "XX", 4: "X" * 13, 22: "O", 1: "OO"}
+    positions = [
+        # X's pair on 24 with O's free checkers 2 and 5 pips behind; O's pair on his own ace
+        # point (X's 1) with X's 13 checkers three pips behind it in O's frame.
+        make_position("blocking", {**stacks, 19: "O" * 12}),
+        # The same, but O still has a checker to enter: he cannot move forward yet.
+        make_position("blocking", {**stacks, 19: "O" * 11}, reserve=(0, 1)),
+        # A lone X checker owns 24; two covered ones cannot be covered again.
+        make_position("blocking", {24: "X", 23: "XXO", 4: "X" * 12, 19: "O" * 14}),
+        make_position("blocking", {24: "XXO", 4: "X" * 13, 19: "O" * 14}),
+    ]
+    fx, fo = deep_cover_features(Encoded(rules, positions))
+    reach = {2: 12 / 36, 3: 14 / 36, 5: 15 / 36}
+    assert fx[0].tolist() == pytest.approx([2 * (1 - (1 - reach[2]) * (1 - reach[5])) / 15])
+    assert fo[0].tolist() == pytest.approx([2 * reach[3] / 15])
+    assert fx[1].tolist() == [0.0]
+    assert fo[1].tolist() == pytest.approx([2 * reach[3] / 15])
+    assert fx[2].tolist() == fx[3].tolist() == [0.0]
+
+
+def test_blocking_stack_left_on_the_ace_point_costs() -> None:
+    """The greedy Blocking player lost a game in ten to a random one, mostly with a stack left
+    on 24 and covered there early: the same pip count with the stack moved on is worth more."""
+    rules = get_variant("blocking")
+    rest = {22: "O", 19: "O" * 6, 8: "O" * 8}
+    on_ace = make_position("blocking", {**rest, 24: "XXXX", 13: "X" * 10, 10: "X"})
+    moved_on = make_position("blocking", {**rest, 24: "X", 23: "XXX", 13: "X" * 11})
+    equity, _ = evaluate(rules, [on_ace, moved_on])
+    assert equity[1] > equity[0]
 
 
 def test_pin_leaving_the_last_back_checker_exposed_costs() -> None:

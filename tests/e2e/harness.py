@@ -30,6 +30,16 @@ TIMEOUT = 20.0
 GAME_COMMANDS = ["challenge", "accept", "move", "roll", "double", "take", "pass", "board"]
 
 
+#: How long closing the bot waits for interactions it is still answering.
+DRAIN_TIMEOUT = 5.0
+#: Names discord.py gives the tasks that run an interaction's handlers.
+_INTERACTION_TASKS = ("discord.py: on_interaction", "CommandTree-invoker", "discord-ui-")
+
+
+def _answers_an_interaction(task: asyncio.Task[object]) -> bool:
+    return not task.done() and task.get_name().startswith(_INTERACTION_TASKS)
+
+
 class PlainBot(BackgammonBot):
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         return None  # the fake has no identify rate limit
@@ -58,6 +68,21 @@ async def bot_in_process(
             await fake.wait_ready(TIMEOUT, since=since, commands=GAME_COMMANDS)
             yield client
         finally:
+            # A test may end while the bot still answers its last interaction (a board posted
+            # after the reply): that work finishes before the client closes its HTTP session.
+            answering = [t for t in asyncio.all_tasks() if _answers_an_interaction(t)]
+            if answering:
+                await asyncio.wait(answering, timeout=DRAIN_TIMEOUT)
+            # discord.py dispatches ``ready`` from a task that first waits about two seconds
+            # for more guilds; a test shorter than that would have it dispatch into the closed
+            # client (an AttributeError logged as never retrieved, and the event's coroutine
+            # never awaited). Nothing here waits for that event, so it is cancelled.
+            delay_ready: asyncio.Task[None] | None = getattr(
+                client._connection, "_ready_task", None
+            )
+            if delay_ready is not None:
+                delay_ready.cancel()
+                await asyncio.gather(delay_ready, return_exceptions=True)
             await asyncio.wait_for(client.close(), TIMEOUT)
             if runner is not None:
                 runner.cancel()

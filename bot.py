@@ -11,6 +11,7 @@ import logging
 import os
 import random
 import re
+import signal
 import sys
 import time
 from collections.abc import Mapping
@@ -673,9 +674,36 @@ class StartupTimeout(Exception):
     """Discord did not complete the login and gateway handshake in time."""
 
 
+def close_on_signals(bot: BackgammonBot) -> set[asyncio.Task[None]]:
+    """Make SIGTERM (``docker stop``, systemd) and SIGINT stop the bot as a normal close does:
+    the gateway session ends cleanly, the worker pools and the database close, and ``start``
+    returns. (Unhandled, SIGTERM would end the process abruptly, or, as a container's PID 1,
+    be ignored until the SIGKILL that follows.) A second signal acts as it would without this.
+    Returns the set that keeps the closing task referenced until it is done."""
+    loop = asyncio.get_running_loop()
+    closing: set[asyncio.Task[None]] = set()
+    signals = (signal.SIGTERM, signal.SIGINT)
+
+    def stop(received: signal.Signals) -> None:
+        log.info("received %s, shutting down", received.name)
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+        task = loop.create_task(bot.close(), name="close on signal")
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    try:
+        for sig in signals:
+            loop.add_signal_handler(sig, stop, sig)
+    except NotImplementedError:  # no loop signal handlers (Windows): the defaults stay
+        pass
+    return closing
+
+
 async def _run(config: Config) -> None:
     apply_endpoints(config)
     async with bot_class(config)(config) as bot:
+        closing = close_on_signals(bot)
         runner = asyncio.create_task(bot.start(config.token))
         ready = asyncio.create_task(bot.wait_until_ready())
         done, _ = await asyncio.wait(
@@ -691,6 +719,7 @@ async def _run(config: Config) -> None:
             )
         ready.cancel()
         await runner  # runs until the bot stops; re-raises a login failure
+        await asyncio.gather(*closing)
 
 
 def main() -> int:

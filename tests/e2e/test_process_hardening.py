@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -150,3 +151,37 @@ async def test_health_file_while_connected(fake: FakeDiscord, tmp_path: Path) ->
         check=False,
     )
     assert checked.returncode == 1 and checked.stdout.startswith("unhealthy"), checked.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_stop_signal_closes_the_bot_cleanly(
+    fake: FakeDiscord, tmp_path: Path, sig: signal.Signals
+) -> None:
+    """``docker stop`` and systemd send SIGTERM (Ctrl-C: SIGINT): the bot closes its gateway
+    connection, its worker pools and its database, removes its health file and exits 0,
+    instead of dropping the connection (or, as a container's PID 1, ignoring the signal
+    until the SIGKILL that follows)."""
+    status = tmp_path / "healthy"
+    process = BotProcess(fake, tmp_path / "bot.sqlite3", extra_env={"HEALTH_FILE": str(status)})
+    await process.start()
+    try:
+        assert process.proc is not None and process.log_path is not None
+        for _ in range(100):
+            if status.exists():
+                break
+            await asyncio.sleep(0.05)
+        assert status.exists()
+        before = len(fake.gateway_close_codes)
+        process.proc.send_signal(sig)
+        assert await asyncio.to_thread(process.proc.wait, 20) == 0
+        for _ in range(100):  # the fake's side of the socket may notice a moment later
+            if len(fake.gateway_close_codes) > before:
+                break
+            await asyncio.sleep(0.05)
+        # A close frame from the bot, not a dropped connection (1006). discord.py sends 4000
+        # rather than its intended 1000 when its gateway reader is waiting, as it is here.
+        assert fake.gateway_close_codes[before:] in ([1000], [4000])
+        assert not status.exists()
+        assert f"received {sig.name}, shutting down" in process.log_path.read_text()
+    finally:
+        process.stop()

@@ -309,6 +309,9 @@ class FakeDiscord:
         self._commands: dict[int | None, dict[tuple[int, str], JSON]] = {None: {}}
 
         self._sessions: set[GatewaySession] = set()
+        #: The close code of each ended gateway connection, in order (1000: the client closed
+        #: it cleanly; 1006: the connection dropped without a close frame).
+        self.gateway_close_codes: list[int | None] = []
         self._active: GatewaySession | None = None
         self._session_numbers = 0
         self._state_signal = Signal()
@@ -1400,6 +1403,7 @@ class FakeDiscord:
                 if not await self._gateway_op(session, op, message.get("d")):
                     break
         finally:
+            self.gateway_close_codes.append(ws.close_code)
             session.closed = True
             self._sessions.discard(session)
             if self._active is session:

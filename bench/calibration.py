@@ -17,9 +17,7 @@ network trained towards 1-ply targets (TD-Leaf) has anything to gain from them.
 
 from __future__ import annotations
 
-import argparse
 import math
-import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,8 +27,8 @@ import numpy as np
 import ai  # noqa: F401  (numpy thread limits before numpy works)
 from ai.learned import evaluator
 from ai.search import reply_value
-from engine import VARIANTS, Position, Variant, get_variant
-from engine.game import GameState
+from bench._selfplay import chosen_variants, self_play, variant_parser
+from engine import Position, Variant, get_variant
 
 Estimator = Callable[[Variant, Position], float]
 
@@ -64,30 +62,22 @@ def estimators(rules: Variant) -> dict[str, Estimator]:
 
 def collect(rules: Variant, games: int, seed: int, rate: float) -> tuple[list[str], list[Sample]]:
     """Self-play games at 0 ply; about ``rate`` of the positions after ordinary turns sampled."""
-    ev = evaluator(rules.id, True)
     named = estimators(rules)
     samples: list[Sample] = []
-    for g in range(games):
-        rng = random.Random(seed + g)
-        state = GameState.new(rules.id, ("a", "b"), rng)
-        taken: list[tuple[int, tuple[float, ...]]] = []
-        while not state.is_over:
-            seat = state.mover
-            plays = state.legal_plays()
-            i = 0
-            if len(plays) > 1:
-                i = int(np.argmax(ev.evaluate(rules, [p.after for p in plays])[0]))
-            after = state._apply(plays[i], rng, auto=False)
-            ordinary = state.chain is None and after.chain is None and after.mover != seat
-            if ordinary and not after.is_over and rng.random() < rate:
-                pos = plays[i].after
-                taken.append((seat, tuple(f(rules, pos) for f in named.values())))
-            state = after
-        result = state.result
-        assert result is not None
-        for seat, est in taken:
-            won = 0.5 if result.winner is None else float(result.winner == seat)
-            samples.append(Sample(g, est, won))
+    taken: list[tuple[int, tuple[float, ...]]] = []
+    for turn in self_play(rules, games, seed):
+        seat, after = turn.before.mover, turn.after
+        ordinary = turn.before.chain is None and after.chain is None and after.mover != seat
+        if ordinary and not after.is_over and turn.rng.random() < rate:
+            pos = turn.plays[turn.chosen].after
+            taken.append((seat, tuple(f(rules, pos) for f in named.values())))
+        if after.is_over:
+            result = after.result
+            assert result is not None
+            for taker, est in taken:
+                won = 0.5 if result.winner is None else float(result.winner == taker)
+                samples.append(Sample(turn.game, est, won))
+            taken = []
     return list(named), samples
 
 
@@ -130,19 +120,12 @@ def report(variant: str, names: list[str], samples: list[Sample]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--variants", default="blocking,blocking-express")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=20264000)
+    parser = variant_parser(__doc__, games=200, seed=20264000)
     parser.add_argument("--rate", type=float, default=0.25, help="share of positions sampled")
-    parser.add_argument("--smoke", action="store_true", help="two games per variant (CI)")
     args = parser.parse_args(argv)
-    if args.smoke:
-        args.games = 2
-    variants = [v for v in args.variants.split(",") if v]
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown or args.games < 1 or not 0 < args.rate <= 1:
-        parser.error(f"bad arguments (unknown variants: {unknown})")
+    variants = chosen_variants(parser, args)
+    if not 0 < args.rate <= 1:
+        parser.error("--rate must be in (0, 1]")
     print(f"bench/calibration.py: {args.games} games per variant, seed {args.seed}", flush=True)
     for variant in variants:
         names, samples = collect(get_variant(variant), args.games, args.seed, args.rate)

@@ -19,19 +19,15 @@ Compare variants with the same scoring (the default: the Blocking games, 1 point
 
 from __future__ import annotations
 
-import argparse
-import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-import ai  # noqa: F401  (numpy thread limits before numpy works)
-from ai.learned import evaluator
+from bench._selfplay import chosen_variants, self_play, variant_parser
 from bench.calibration import mean_ci
-from engine import VARIANTS, Variant, get_variant
-from engine.game import GameState
+from engine import Variant, get_variant
 
 
 @dataclass
@@ -44,30 +40,17 @@ class Decision:
 
 def collect(rules: Variant, games: int, seed: int) -> tuple[list[Decision], int]:
     """Every decision with a choice in ``games`` self-play games, and the decisions in all."""
-    ev = evaluator(rules.id, True)
     found: list[Decision] = []
     total = 0
-    for g in range(games):
-        rng = random.Random(seed + g)
-        state = GameState.new(rules.id, ("a", "b"), rng)
-        while not state.is_over:
-            plays = state.legal_plays()
-            total += 1
-            i = 0
-            if len(plays) > 1:
-                equity = ev.evaluate(rules, [p.after for p in plays])[0]
-                i = int(np.argmax(equity))
-                ranked = np.sort(equity)[::-1]
-                best = float(ranked[0])
-                found.append(
-                    Decision(
-                        g,
-                        best - float(ranked[1]),
-                        best - float(np.median(ranked)),
-                        best - float(ranked[-1]),
-                    )
-                )
-            state = state._apply(plays[i], rng, auto=False)
+    for turn in self_play(rules, games, seed):
+        total += 1
+        if turn.equity is not None:
+            ranked = np.sort(turn.equity)[::-1]
+            best = float(ranked[0])
+            second, median, worst = ranked[1], np.median(ranked), ranked[-1]
+            found.append(
+                Decision(turn.game, best - float(second), best - float(median), best - float(worst))
+            )
     return found, total
 
 
@@ -94,18 +77,9 @@ def report(variant: str, games: int, decisions: list[Decision], total: int) -> l
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--variants", default="blocking,blocking-express")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=20280000)
-    parser.add_argument("--smoke", action="store_true", help="two games per variant (CI)")
+    parser = variant_parser(__doc__, games=100, seed=20280000)
     args = parser.parse_args(argv)
-    if args.smoke:
-        args.games = 2
-    variants = [v for v in args.variants.split(",") if v]
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown or args.games < 1:
-        parser.error(f"bad arguments (unknown variants: {unknown})")
+    variants = chosen_variants(parser, args)
     print(f"bench/decision_stakes.py: {args.games} games per variant, seed {args.seed}", flush=True)
     for variant in variants:
         decisions, total = collect(get_variant(variant), args.games, args.seed)

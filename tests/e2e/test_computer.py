@@ -13,7 +13,7 @@ from engine import VARIANTS, parse_position
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from storage import Game, NewMove
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.models import FakeChannel, FakeUser
+from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
 from .harness import TIMEOUT, best_play, eventually, reply_of
 
@@ -235,13 +235,17 @@ async def test_the_computer_accepts_an_offer_to_resign(
     assert final.winner_id == fake.bot_user.id
     last = GameState.from_json(final.state_json)
     assert "Computer (casual) accepts" in last.record[-3:]
-    boards = [
-        m
-        for m in fake.messages_in(channel)
-        if m.author.id == fake.bot_user.id and m.attachments and not m.ephemeral
-    ]
-    assert "Game over" in boards[-1].content
-    thinking = [m for m in boards if "Computer (casual) is thinking" in m.content]
+
+    def boards() -> list[FakeMessage]:
+        return [
+            m
+            for m in fake.messages_in(channel)
+            if m.author.id == fake.bot_user.id and m.attachments and not m.ephemeral
+        ]
+
+    # The final board follows the commit.
+    await eventually(lambda: "Game over" in boards()[-1].content, "the final board")
+    thinking = [m for m in boards() if "Computer (casual) is thinking" in m.content]
     assert thinking and all(not m.components for m in thinking)
     assert fake.errors == []
 

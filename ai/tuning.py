@@ -39,13 +39,14 @@ def fit_logistic(
 
 
 def fit_variant(
-    variant_id: str, samples: Sequence[tuple[Position, bool]], l2: float = 20.0
+    variant_id: str, samples: Sequence[tuple[Position, float]], l2: float = 20.0
 ) -> dict[str, list[float]]:
-    """New contact/race rows for one variant from (position, mover won) samples."""
+    """New contact/race rows for one variant from (position, target) samples: whether the
+    mover won (``--fit``), or a winning chance to imitate (``--distill``)."""
     rules = get_variant(variant_id)
     ev = evaluator_for(variant_id)
     positions = [p for p, _ in samples]
-    labels = np.array([1.0 if won else 0.0 for _, won in samples])
+    labels = np.array([float(target) for _, target in samples])
     rows, contact = ev.features(rules, positions)
     out: dict[str, list[float]] = {}
     for phase, mask, prior in (

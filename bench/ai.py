@@ -16,6 +16,9 @@ Modes (default ``--strength``):
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
   (written to ``--out``, default ``ai/hand_weights.py``); ``--match greedy:NEW.json greedy``
   then compares a new table with the current one.
+* ``--distill``: the same fit, with the learned network's winning chance as the target instead
+  of the game's result, on the positions of the network's own 0-ply self-play (``--games``
+  per variant): a hand evaluation that imitates the network.
 * ``--smoke``: a few games of each mode, for CI: checks the machinery, not the figures.
 
 Every game: seeded dice (game ``i`` uses seed ``--seed + i``), seats alternating, no cube.
@@ -37,6 +40,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -48,7 +52,7 @@ from ai.evaluation import WeightTable, use_weights
 from ai.learned import use_learned
 from ai.players import BASELINE, LevelSpec, choose_play, level_spec, rank_hand
 from ai.types import LEVELS, STRONGEST
-from engine import VARIANTS, Dice, Play, Position, Variant
+from engine import VARIANTS, Dice, Play, Position, Variant, get_variant
 
 ALL_VARIANTS = (
     "classic",
@@ -259,6 +263,33 @@ def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) ->
     print(f"wrote {out}")
 
 
+def distill(variants: Sequence[str], games: int, seed: int, out: Path) -> None:
+    from ai import hand_weights
+    from ai.learned import evaluator
+    from ai.tuning import fit_variant, write_weights
+    from bench._selfplay import self_play
+
+    table = {k: dict(v) for k, v in hand_weights.WEIGHTS.items()}
+    for variant in variants:
+        start = time.perf_counter()
+        rules = get_variant(variant)
+        positions = [
+            turn.plays[turn.chosen].after
+            for turn in self_play(rules, games, seed)
+            if not turn.after.is_over
+        ]
+        chances = evaluator(variant, True).evaluate(rules, positions)[1]
+        samples = list(zip(positions, chances.tolist(), strict=True))
+        table[variant] = {**table.get(variant, {}), **fit_variant(variant, samples)}
+        took = time.perf_counter() - start
+        print(f"distill {variant}: {games} games, {len(samples)} positions, {took:.0f} s")
+    if out.suffix == ".json":
+        out.write_text(json.dumps(table, indent=1, sort_keys=True))
+    else:
+        write_weights(out, table)
+    print(f"wrote {out}", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group()
@@ -267,6 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode.add_argument("--baseline", action="store_true", help="baseline vs random and pip")
     mode.add_argument("--match", nargs=2, metavar=("A", "B"), help="any two players")
     mode.add_argument("--fit", action="store_true", help="fit the weights on self-play")
+    mode.add_argument("--distill", action="store_true", help="fit the weights to the network")
     mode.add_argument("--smoke", action="store_true", help="a few games of every mode (CI)")
     ap.add_argument("--variants", default="", help="comma-separated engine ids")
     ap.add_argument("--games", type=int, default=400)
@@ -295,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_match(None, "pin", GREEDY, "random", 1, args.seed, cap=cap)
         run_match(None, "pin", GREEDY, "pip", 1, args.seed, cap=cap)
         run_match(None, "blocking", "intermediate", "casual", 1, args.seed, cap=cap)
+        with tempfile.TemporaryDirectory() as tmp:
+            distill(["blocking-express"], 1, args.seed, Path(tmp) / "distilled.json")
         return 0
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(args.workers) if args.workers > 1 else None
@@ -302,6 +336,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.fit:
             fit(
                 pool,
+                chosen or [v for v in ALL_VARIANTS if v != "classic"],
+                args.games,
+                args.seed,
+                args.out,
+            )
+            return 0
+        if args.distill:
+            distill(
                 chosen or [v for v in ALL_VARIANTS if v != "classic"],
                 args.games,
                 args.seed,

@@ -243,11 +243,28 @@ def run_match(
     return figures
 
 
-def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) -> None:
+def _current_table() -> WeightTable:
+    """A copy of the fitted weights in use (``ai.hand_weights``), to change and write out."""
     from ai import hand_weights
-    from ai.tuning import fit_variant, write_weights
 
-    table = {k: dict(v) for k, v in hand_weights.WEIGHTS.items()}
+    return {k: dict(v) for k, v in hand_weights.WEIGHTS.items()}
+
+
+def _write_table(table: WeightTable, out: Path) -> None:
+    """``--out``: a JSON table for ``--match greedy:FILE.json``, or ``ai/hand_weights.py``."""
+    from ai.tuning import write_weights
+
+    if out.suffix == ".json":
+        out.write_text(json.dumps(table, indent=1, sort_keys=True))
+    else:
+        write_weights(out, table)
+    print(f"wrote {out}", flush=True)
+
+
+def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) -> None:
+    from ai.tuning import fit_variant
+
+    table = _current_table()
     for variant in variants:
         jobs = [(variant, "intermediate", seed + 7919 * i) for i in range(games)]
         start = time.perf_counter()
@@ -256,20 +273,15 @@ def fit(pool: Any, variants: Sequence[str], games: int, seed: int, out: Path) ->
         table[variant] = fit_variant(variant, samples)
         took = time.perf_counter() - start
         print(f"fit {variant}: {games} games, {len(samples)} samples, {took:.0f} s", flush=True)
-    if out.suffix == ".json":
-        out.write_text(json.dumps(table, indent=1, sort_keys=True))
-    else:
-        write_weights(out, table)
-    print(f"wrote {out}")
+    _write_table(table, out)
 
 
 def distill(variants: Sequence[str], games: int, seed: int, out: Path) -> None:
-    from ai import hand_weights
     from ai.learned import evaluator
-    from ai.tuning import fit_variant, write_weights
+    from ai.tuning import fit_variant
     from bench._selfplay import self_play
 
-    table = {k: dict(v) for k, v in hand_weights.WEIGHTS.items()}
+    table = _current_table()
     for variant in variants:
         start = time.perf_counter()
         rules = get_variant(variant)
@@ -283,11 +295,7 @@ def distill(variants: Sequence[str], games: int, seed: int, out: Path) -> None:
         table[variant] = {**table.get(variant, {}), **fit_variant(variant, samples)}
         took = time.perf_counter() - start
         print(f"distill {variant}: {games} games, {len(samples)} positions, {took:.0f} s")
-    if out.suffix == ".json":
-        out.write_text(json.dumps(table, indent=1, sort_keys=True))
-    else:
-        write_weights(out, table)
-    print(f"wrote {out}", flush=True)
+    _write_table(table, out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

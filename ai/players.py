@@ -44,6 +44,9 @@ class LevelSpec:
     learned: bool = False
     #: Candidates of an Express chain decision valued at the chain's end (``search.chain_values``).
     chain: int = 0
+    #: Chain decisions' candidates valued at the chain's end are those within this much equity
+    #: (per unit of stake) of the 0-ply best, which misjudges them: it sees the chain as over.
+    chain_margin: float = 0.10
     #: 1: a chain decision's candidates are valued at 1 ply where the chain ends (O's rolls).
     chain_ply: int = 0
     #: The 1-ply search plays O's Express doubles out as whole chains (not four steps).
@@ -152,7 +155,9 @@ def rank_hand(
     if spec.chain > 0 and isinstance(dice, ChainDice):
         # An Express chain decision is followed by more of the same chain, not by the
         # opponent's roll: its candidates are valued where the chain ends.
-        close = [i for i in order[: spec.chain] if eq[i] >= eq[order[0]] - spec.margin * scale]
+        close = [
+            i for i in order[: spec.chain] if eq[i] >= eq[order[0]] - spec.chain_margin * scale
+        ]
         if len(close) > 1:
             searched = chain_values(
                 rules, plays, close, dice, match, deadline, spec.chain, ev, spec.chain_ply

@@ -42,8 +42,9 @@ from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, level_spec
+from ai.search import chain_outcome
 from ai.types import MatchContext
-from engine import Dice, Play, Position, Variant, get_variant
+from engine import ChainDice, Dice, Play, Position, Variant, get_variant
 from engine.game import GameResult, GameState
 
 VARIANTS = tuple(HEADS)
@@ -68,11 +69,17 @@ Opponent = Callable[[Variant, Position, Dice, Sequence[Play], random.Random], Pl
 class NetPlayer:
     """Greedy (0-ply) play on a network: the play whose result is best for the mover."""
 
-    def __init__(self, net: Network, encoder: Encoder, objective: str = "points") -> None:
+    def __init__(
+        self, net: Network, encoder: Encoder, objective: str = "points", chain_lookahead: int = 0
+    ) -> None:
         self.net = net
         self.encoder = encoder
         #: "points": expected points (money play); "win": the winning chance (1-point games).
         self.objective = objective
+        #: Express: the best this many plays (at 0 ply) of a chain decision are valued where the
+        #: chain ends, both sides playing the rest of it greedily (0: valued as they stand).
+        self.chain_lookahead = chain_lookahead
+        self._learned: LearnedEvaluator | None = None
 
     def scores(self, plays: Sequence[Play]) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(inputs, hidden, outputs) of the plays' results, from the opponent's side."""
@@ -95,7 +102,37 @@ class NetPlayer:
     ) -> Play:
         if len(plays) == 1:
             return plays[0]
-        return plays[self.pick(self.scores(plays)[2])]
+        return plays[self.pick_for(rules, dice, plays, self.scores(plays)[2])]
+
+    def pick_for(
+        self, rules: Variant, dice: Dice | None, plays: Sequence[Play], out: FloatArray
+    ) -> int:
+        """The best play's index, an Express chain decision's judged where the chain ends.
+
+        A mid-chain position is followed by more of the same chain, not by the opponent's roll
+        that its 0-ply value assumes; the chain itself has no dice, so its end is exact given
+        how both sides play the rest (greedily, as in ``ai.search.chain_outcome``)."""
+        best = self.pick(out)
+        if self.chain_lookahead <= 0 or not isinstance(dice, ChainDice) or len(plays) < 2:
+            return best
+        if self.objective == "win":
+            value = out[:, 0]
+        else:
+            value = equity_of(self.net.variant, self.net.heads, out)
+        close = [int(i) for i in np.argsort(value, kind="stable")[: self.chain_lookahead]]
+        if self._learned is None:
+            # Shares the weights being trained (the arrays are updated in place).
+            self._learned = LearnedEvaluator(self.net)
+        ends: list[Position] = []
+        for i in close:
+            steps = len(plays[i].steps)
+            end = chain_outcome(rules, plays[i].after, dice, steps, None, self._learned, None)
+            assert end is not None  # no deadline
+            ends.append(end)
+        # Valued with O on roll, as if X rolled the chain: the roller's opponent rolls after it
+        # (RULES §6.4); a chain X took over is the rarer case, judged the same way.
+        _, _, end_out = self.scores_of(ends)
+        return close[self.pick(end_out)]
 
 
 def benchmark_player(net: Network) -> Opponent:
@@ -287,12 +324,13 @@ def result_targets(heads: tuple[str, ...], result: GameResult) -> FloatArray:
 def self_play_game(player: NetPlayer, learner: Learner, rng: random.Random) -> GameResult:
     """One training game; returns its result (seat 0's view)."""
     state = GameState.new(player.net.variant, ("0", "1"), rng)
+    rules = get_variant(player.net.variant)
     learner.start_game()
     while not state.is_over:
         seat = state.mover
         plays = state.legal_plays()
         x, h, out = player.scores(plays)
-        i = player.pick(out) if len(plays) > 1 else 0
+        i = player.pick_for(rules, state.current_dice(), plays, out) if len(plays) > 1 else 0
         state = state._apply(plays[i], rng, auto=False)
         if state.chain is not None and not state.chain.first:
             # In the middle of an Express chain the next to act is not a player rolling the
@@ -407,6 +445,7 @@ _SETTINGS = {
     "alpha": ("--alpha", ALPHA),
     "hidden": ("--hidden", HIDDEN),
     "encoding_version": ("--encoding", ENCODING_VERSION),
+    "chain_lookahead": ("--chain-lookahead", 0),
 }
 
 
@@ -529,6 +568,13 @@ def _parser() -> argparse.ArgumentParser:
         help="a new run starts from this network (another variant's, with the same inputs and "
         "heads: blocking-express from blocking) instead of random weights",
     )
+    p.add_argument(
+        "--chain-lookahead",
+        type=int,
+        metavar="K",
+        help="Express: self-play values the best K plays of a chain decision where the chain "
+        "ends (default 0: as they stand); with --resume, from this game on (recorded)",
+    )
     p.add_argument("--eval-every", type=int, default=500, help="games between progress lines")
     p.add_argument("--eval-games", type=int, default=100, help="games of the fixed sample")
     p.add_argument("--checkpoint-every", type=int, default=500)
@@ -626,6 +672,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _record_change(ck, "hidden", ck.config["hidden"], args.hidden)
         ck.net.meta["hidden"] = args.hidden
         print(f"grown to {args.hidden} hidden units", flush=True)
+    if args.chain_lookahead is not None and args.chain_lookahead != ck.config.get(
+        "chain_lookahead", 0
+    ):
+        if resumed:
+            _record_change(
+                ck, "chain_lookahead", ck.config.get("chain_lookahead", 0), args.chain_lookahead
+            )
+        else:
+            ck.config["chain_lookahead"] = args.chain_lookahead
+        print(f"chain lookahead {args.chain_lookahead} from game {ck.games}", flush=True)
     if args.alpha is not None and args.alpha != ck.config["alpha"]:
         _record_change(ck, "alpha", ck.config["alpha"], args.alpha)
         print(f"alpha {ck.config['alpha']} from game {ck.games}", flush=True)
@@ -635,7 +691,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     rng.setstate(ck.rng_state)
     cfg = ck.config
-    player = NetPlayer(ck.net, encoder, str(cfg.get("objective", "points")))
+    player = NetPlayer(
+        ck.net, encoder, str(cfg.get("objective", "points")), int(cfg.get("chain_lookahead", 0))
+    )
     learner = Learner(ck.net, float(cfg["alpha"]), float(cfg["lambda"]))
 
     stop = False

@@ -17,6 +17,7 @@ from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator, evaluator, load_learned, use_learned
 from ai.network import HEADS, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, rank_plays
+from ai.search import chain_outcome
 from ai.train import (
     COMMITTED_DIR,
     Learner,
@@ -29,7 +30,7 @@ from ai.train import (
     ship,
 )
 from ai.types import STRONGEST, MatchContext
-from engine import Position, Variant, get_variant, legal_plays
+from engine import ChainDice, Position, Variant, get_variant, legal_plays
 from engine.game import GameResult, GameState
 
 VARIANTS = sorted(HEADS)
@@ -830,3 +831,69 @@ def test_a_resumed_run_can_grow_hidden_units_and_its_command_reproduces_it(
     again = Network.load(tmp_path / "r" / "blocking-express.npz")
     for name, arr in trained.arrays().items():
         np.testing.assert_array_equal(again.arrays()[name], arr)
+
+
+def test_chain_lookahead_picks_a_chain_decision_by_where_the_chain_ends() -> None:
+    """With ``chain_lookahead`` K, a chain decision's best K plays (0 ply) are judged by the
+    network's value of the chain's end (``ai.search.chain_outcome``); other decisions, and
+    K = 0, keep the 0-ply pick."""
+    rules = get_variant("blocking-express")
+    encoder = Encoder(rules)
+    net = Network.create("blocking-express", encoder.width, 8, seed=3)
+    plain, ahead = NetPlayer(net, encoder), NetPlayer(net, encoder, chain_lookahead=3)
+    ev = LearnedEvaluator(net)
+    decisions = differ = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = GameState.new("blocking-express", ("0", "1"), rng)
+        while not state.is_over:
+            plays = state.legal_plays()
+            dice = state.current_dice()
+            out = plain.scores(plays)[2]
+            got = ahead.pick_for(rules, dice, plays, out)
+            if len(plays) > 1 and isinstance(dice, ChainDice):
+                order = np.argsort(equity_of(net.variant, net.heads, out), kind="stable")[:3]
+                ends = [
+                    chain_outcome(rules, plays[i].after, dice, len(plays[i].steps), None, ev, None)
+                    for i in order
+                ]
+                values, _ = ev.evaluate(rules, [e for e in ends if e is not None])
+                assert got == int(order[int(np.argmax(values))])
+                decisions += 1
+                differ += got != plain.pick(out)
+            else:
+                assert got == plain.pick(out)
+            assert plain.pick_for(rules, dice, plays, out) == plain.pick(out)
+            state = state._apply(plays[got], rng, auto=False)
+    assert decisions > 0 and differ > 0  # the lookahead changed some chain decisions
+
+
+def test_a_resumed_run_can_turn_on_the_chain_lookahead_and_its_command_records_it(
+    tmp_path: Path,
+) -> None:
+    quiet = ["--eval-every", "0"]
+    first = ["blocking-express", "--seed", "2", "--hidden", "6", *quiet, "--dir", str(tmp_path)]
+    assert main([*first, "--games", "2"]) == 0
+    assert main([*first[:-2], "--dir", str(tmp_path), "--games", "1", "--resume"]) == 0
+    assert (
+        main(
+            [
+                *first[:-2],
+                "--dir",
+                str(tmp_path),
+                "--games",
+                "2",
+                "--resume",
+                "--chain-lookahead",
+                "4",
+            ]
+        )
+        == 0
+    )
+    config = Network.load(tmp_path / "blocking-express.npz").meta["config"]
+    assert config["chain_lookahead"] == 4
+    assert config["changes"] == [{"games": 3, "chain_lookahead": [0, 4]}]
+    command = json.loads(
+        ship("blocking-express", tmp_path, tmp_path / "w", {}).with_suffix(".json").read_text()
+    )["trained_by"]
+    assert command.endswith("--resume --games 2 --chain-lookahead 4")

@@ -602,6 +602,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"shipped {path}", flush=True)
         return 0
     rules = get_variant(args.variant)
+    if args.chain_lookahead is not None and (
+        args.chain_lookahead < 0 or (args.chain_lookahead and not rules.chains_doubles)
+    ):
+        print(
+            "error: --chain-lookahead takes a count >= 0, and only in a variant with chains",
+            file=sys.stderr,
+        )
+        return 2
     rng = random.Random(args.seed)
     ck: Checkpoint | None = None
     if args.resume:

@@ -890,6 +890,11 @@ def test_a_resumed_run_can_turn_on_the_chain_lookahead_and_its_command_records_i
         )
         == 0
     )
+    # Refused: a negative count, and a variant without chains.
+    for variant, k in (("blocking-express", "-1"), ("blocking", "2")):
+        args = [variant, *quiet, "--dir", str(tmp_path / "x"), "--games", "1"]
+        assert main([*args, "--chain-lookahead", k]) == 2
+    assert not (tmp_path / "x").exists()
     config = Network.load(tmp_path / "blocking-express.npz").meta["config"]
     assert config["chain_lookahead"] == 4
     assert config["changes"] == [{"games": 3, "chain_lookahead": [0, 4]}]

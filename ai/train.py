@@ -42,7 +42,7 @@ from ai.evaluation import evaluator_for
 from ai.learned import WEIGHTS_DIR, LearnedEvaluator
 from ai.network import HEADS, POINTS_SCALE, FloatArray, Network, equity_of, perspective_map
 from ai.players import BASELINE, choose_play, level_spec
-from ai.search import chain_outcome
+from ai.search import chain_values
 from ai.types import MatchContext
 from engine import ChainDice, Dice, Play, Position, Variant, get_variant
 from engine.game import GameResult, GameState
@@ -123,16 +123,11 @@ class NetPlayer:
         if self._learned is None:
             # Shares the weights being trained (the arrays are updated in place).
             self._learned = LearnedEvaluator(self.net)
-        ends: list[Position] = []
-        for i in close:
-            steps = len(plays[i].steps)
-            end = chain_outcome(rules, plays[i].after, dice, steps, None, self._learned, None)
-            assert end is not None  # no deadline
-            ends.append(end)
         # Valued with O on roll, as if X rolled the chain: the roller's opponent rolls after it
         # (RULES §6.4); a chain X took over is the rarer case, judged the same way.
-        _, _, end_out = self.scores_of(ends)
-        return close[self.pick(end_out)]
+        ends = chain_values(rules, plays, close, dice, None, None, len(close), self._learned)
+        column = 1 if self.objective == "win" else 0
+        return max(close, key=lambda i: ends[i][column])
 
 
 def benchmark_player(net: Network) -> Opponent:

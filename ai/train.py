@@ -91,11 +91,15 @@ class NetPlayer:
         h, out = self.net.forward(x)
         return x, h, out
 
-    def pick(self, out: FloatArray) -> int:
-        """The best play's index: the lowest value for the opponent, who is on roll next."""
+    def opponent_values(self, out: FloatArray) -> FloatArray:
+        """What the objective makes of each result for the opponent, who is on roll next."""
         if self.objective == "win":
-            return int(np.argmin(out[:, 0]))
-        return int(np.argmin(equity_of(self.net.variant, self.net.heads, out)))
+            return out[:, 0]
+        return equity_of(self.net.variant, self.net.heads, out)
+
+    def pick(self, out: FloatArray) -> int:
+        """The best play's index: the lowest value for the opponent."""
+        return int(np.argmin(self.opponent_values(out)))
 
     def choose(
         self, rules: Variant, pos: Position, dice: Dice, plays: Sequence[Play], rng: random.Random
@@ -112,13 +116,9 @@ class NetPlayer:
         A mid-chain position is followed by more of the same chain, not by the opponent's roll
         that its 0-ply value assumes; the chain itself has no dice, so its end is exact given
         how both sides play the rest (greedily, as in ``ai.search.chain_outcome``)."""
-        best = self.pick(out)
         if self.chain_lookahead <= 0 or not isinstance(dice, ChainDice) or len(plays) < 2:
-            return best
-        if self.objective == "win":
-            value = out[:, 0]
-        else:
-            value = equity_of(self.net.variant, self.net.heads, out)
+            return self.pick(out)
+        value = self.opponent_values(out)
         close = [int(i) for i in np.argsort(value, kind="stable")[: self.chain_lookahead]]
         if self._learned is None:
             # Shares the weights being trained (the arrays are updated in place).

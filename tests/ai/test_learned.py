@@ -49,6 +49,13 @@ def game_positions(variant: str, seed: int, count: int) -> list[Position]:
     return out
 
 
+def _shipped_command(variant: str, source: Path, target: Path) -> str:
+    """The training command recorded when ``source``'s checkpoint is shipped to ``target``."""
+    shipped = ship(variant, source, target, {})
+    command: str = json.loads(shipped.with_suffix(".json").read_text())["trained_by"]
+    return command
+
+
 # --- encoding ------------------------------------------------------------------------------
 
 
@@ -584,8 +591,7 @@ def test_a_new_run_can_start_from_another_variants_network(tmp_path: Path) -> No
     assert main([*args, "--games", "2", "--resume"]) == 0
     trained = Network.load(tmp_path / "x" / "blocking-express.npz")
     assert trained.meta["games"] == 2 and not np.array_equal(trained.w1, base.w1)
-    shipped = ship("blocking-express", tmp_path / "x", tmp_path / "w", {})
-    command = json.loads(shipped.with_suffix(".json").read_text())["trained_by"]
+    command = _shipped_command("blocking-express", tmp_path / "x", tmp_path / "w")
     assert "ai.train blocking --seed 3 --games 2" in command and "--init-from" in command
     # A network of other inputs or heads cannot start it.
     pin = ["pin", *common, "--games", "1", "--dir", str(tmp_path / "p")]
@@ -780,8 +786,7 @@ def test_a_resumed_run_can_lower_the_learning_rate_and_its_command_reproduces_it
     straight = ["blocking", "--seed", "4", *quiet, "--dir", str(tmp_path / "s"), "--games", "4"]
     assert main(straight) == 0
     assert not np.array_equal(Network.load(tmp_path / "s" / "blocking.npz").w1, lowered.w1)
-    shipped = ship("blocking", tmp_path / "a", tmp_path / "w", {})
-    command = json.loads(shipped.with_suffix(".json").read_text())["trained_by"]
+    command = _shipped_command("blocking", tmp_path / "a", tmp_path / "w")
     assert command == (
         "python -m ai.train blocking --seed 4 --games 2"
         " && python -m ai.train blocking --resume --games 2 --alpha 0.03"
@@ -823,9 +828,7 @@ def test_a_resumed_run_can_grow_hidden_units_and_its_command_reproduces_it(
     # Both changes came before game 3: one segment of the command.
     changes = trained.meta["config"]["changes"]
     assert changes == [{"games": 2, "hidden": [6, 10], "alpha": [0.1, 0.05]}]
-    command = json.loads(
-        ship("blocking-express", tmp_path, tmp_path / "w", {}).with_suffix(".json").read_text()
-    )["trained_by"]
+    command = _shipped_command("blocking-express", tmp_path, tmp_path / "w")
     for part in command.split(" && "):
         assert main([*part.split()[3:], *quiet, "--dir", str(tmp_path / "r")]) == 0
     again = Network.load(tmp_path / "r" / "blocking-express.npz")
@@ -874,22 +877,8 @@ def test_a_resumed_run_can_turn_on_the_chain_lookahead_and_its_command_records_i
     quiet = ["--eval-every", "0"]
     first = ["blocking-express", "--seed", "2", "--hidden", "6", *quiet, "--dir", str(tmp_path)]
     assert main([*first, "--games", "2"]) == 0
-    assert main([*first[:-2], "--dir", str(tmp_path), "--games", "1", "--resume"]) == 0
-    assert (
-        main(
-            [
-                *first[:-2],
-                "--dir",
-                str(tmp_path),
-                "--games",
-                "2",
-                "--resume",
-                "--chain-lookahead",
-                "4",
-            ]
-        )
-        == 0
-    )
+    assert main([*first, "--games", "1", "--resume"]) == 0
+    assert main([*first, "--games", "2", "--resume", "--chain-lookahead", "4"]) == 0
     # Refused: a negative count, and a variant without chains.
     for variant, k in (("blocking-express", "-1"), ("blocking", "2")):
         args = [variant, *quiet, "--dir", str(tmp_path / "x"), "--games", "1"]
@@ -898,7 +887,5 @@ def test_a_resumed_run_can_turn_on_the_chain_lookahead_and_its_command_records_i
     config = Network.load(tmp_path / "blocking-express.npz").meta["config"]
     assert config["chain_lookahead"] == 4
     assert config["changes"] == [{"games": 3, "chain_lookahead": [0, 4]}]
-    command = json.loads(
-        ship("blocking-express", tmp_path, tmp_path / "w", {}).with_suffix(".json").read_text()
-    )["trained_by"]
+    command = _shipped_command("blocking-express", tmp_path, tmp_path / "w")
     assert command.endswith("--resume --games 2 --chain-lookahead 4")

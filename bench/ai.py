@@ -13,6 +13,10 @@ Modes (default ``--strength``):
   ``LEVEL:hand``: the level without the learned evaluations of ``ai/weights/``). A level may
   carry changed settings, ``LEVEL@name=value,...`` (fields of ``ai.players.LevelSpec``, e.g.
   ``expert@mix=0.5,search=8``), to measure a variation before changing ``LEVEL_SPECS``.
+* ``--paired A A2 B``: ``A`` and ``A2`` each against ``B`` on the same seeded games, then the
+  difference of their scores game by game with a 95 % interval. Most games end the same for
+  both (the dice decide them), so the interval is several times narrower than the two
+  matches' own intervals: the way to tell whether a variation of a player is better.
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
   (written to ``--out``, default ``ai/hand_weights.py``); ``--match greedy:NEW.json greedy``
   then compares a new table with the current one.
@@ -141,6 +145,12 @@ class Outcome:
     points: int  # + won, - lost
     times: list[float]
     unfinished: bool
+    seed: int
+
+    @property
+    def score(self) -> float:
+        """1 for a win, 0 for a loss, 1/2 for a draw."""
+        return 1.0 if self.won else 0.0 if self.lost else 0.5
 
 
 #: Decisions per game in --smoke (an unfinished game counts as a draw there).
@@ -156,7 +166,7 @@ def _one_game(job: tuple[str, str, str, int, int, int]) -> Outcome:
     lost = rec.winner is not None and not won
     points = rec.points if won else -rec.points if lost else 0
     # Forced decisions never reach a player (the game flow plays them), so all times count.
-    return Outcome(won, lost, points, rec.times[a_seat], rec.kind == "unfinished")
+    return Outcome(won, lost, points, rec.times[a_seat], rec.kind == "unfinished", seed)
 
 
 def _samples_game(job: tuple[str, str, int]) -> list[tuple[Position, bool]]:
@@ -185,6 +195,53 @@ def _pct(values: Sequence[float], q: float) -> float:
         return float("nan")
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def paired_difference(
+    x: dict[int, float], y: dict[int, float], z: float = 1.96
+) -> tuple[float, float, int, int]:
+    """(mean of x - y, half-width of its interval, games, games whose scores differ) over the
+    games both played (score per game: 1, 1/2, 0). Each game is one paired sample."""
+    keys = sorted(set(x) & set(y))
+    n = len(keys)
+    diffs = [x[k] - y[k] for k in keys]
+    differing = sum(d != 0 for d in diffs)
+    if n < 2:
+        return (diffs[0] if diffs else 0.0), 1.0, n, differing
+    mean = statistics.fmean(diffs)
+    return mean, z * statistics.stdev(diffs) / math.sqrt(n), n, differing
+
+
+def run_paired(
+    pool: Any,
+    variant: str,
+    a: str,
+    a2: str,
+    b: str,
+    games: int,
+    seed: int,
+    log: Any = None,
+    cap: int = MAX_DECISIONS,
+) -> dict[str, Any]:
+    """``a`` and ``a2`` each against ``b`` on the same games; prints the paired difference."""
+    first = run_match(pool, variant, a, b, games, seed, log, cap)
+    second = run_match(pool, variant, a2, b, games, seed, log, cap)
+    mean, half, n, differing = paired_difference(first["scores"], second["scores"])
+    print(
+        f"{variant:17} {a} - {a2} (each v {b}), paired over {n} games: "
+        f"{100 * mean:+.2f} points of win rate, 95 % [{100 * (mean - half):+.2f}, "
+        f"{100 * (mean + half):+.2f}]; {differing} games ended differently",
+        flush=True,
+    )
+    return {
+        "variant": variant,
+        "difference": mean,
+        "ci95": (mean - half, mean + half),
+        "games": n,
+        "differing": differing,
+        "first": first,
+        "second": second,
+    }
 
 
 def run_match(
@@ -232,6 +289,7 @@ def run_match(
         "ms_worst": 1000 * max(times, default=float("nan")),
         "games_per_min": 60.0 * n / elapsed if elapsed > 0 else 0.0,
         "decisions": len(times),
+        "scores": {o.seed: o.score for o in outcomes},
     }
     print(
         f"{variant:17} {a:>13} v {b:<13} {n:5d} games  {a} wins {100 * score / max(n, 1):5.1f} % "
@@ -305,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode.add_argument("--levels", action="store_true", help="each level vs the next lower")
     mode.add_argument("--baseline", action="store_true", help="baseline vs random and pip")
     mode.add_argument("--match", nargs=2, metavar=("A", "B"), help="any two players")
+    mode.add_argument(
+        "--paired", nargs=3, metavar=("A", "A2", "B"), help="A and A2 each v B, same games"
+    )
     mode.add_argument("--fit", action="store_true", help="fit the weights on self-play")
     mode.add_argument("--distill", action="store_true", help="fit the weights to the network")
     mode.add_argument("--smoke", action="store_true", help="a few games of every mode (CI)")
@@ -335,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_match(None, "pin", GREEDY, "random", 1, args.seed, cap=cap)
         run_match(None, "pin", GREEDY, "pip", 1, args.seed, cap=cap)
         run_match(None, "blocking", "intermediate", "casual", 1, args.seed, cap=cap)
+        run_paired(None, "blocking", "casual", "beginner", "random", 2, args.seed, cap=cap)
         with tempfile.TemporaryDirectory() as tmp:
             distill(["blocking-express"], 1, args.seed, Path(tmp) / "distilled.json")
         return 0
@@ -361,6 +423,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.match:
             for v in chosen or ALL_VARIANTS:
                 run_match(pool, v, args.match[0], args.match[1], args.games, args.seed, log)
+            return 0
+        if args.paired:
+            a, a2, b = args.paired
+            for v in chosen or ALL_VARIANTS:
+                run_paired(pool, v, a, a2, b, args.games, args.seed, log)
             return 0
         if args.levels:
             for v in chosen or LEVEL_VARIANTS:

@@ -16,7 +16,10 @@ Modes (default ``--strength``):
 * ``--paired A A2 B``: ``A`` and ``A2`` each against ``B`` on the same seeded games, then the
   difference of their scores game by game with a 95 % interval. Most games end the same for
   both (the dice decide them), so the interval is several times narrower than the two
-  matches' own intervals: the way to tell whether a variation of a player is better.
+  matches' own intervals: the way to tell whether a variation of a player is better. With
+  ``A2`` = ``B`` (``--paired expert greedy greedy``) it also prints A's win rate with the dice's
+  luck taken out: B against itself scores 1/2 in expectation, so 1/2 + the difference estimates
+  A's win rate against B, more precisely than A's own score.
 * ``--fit``: self-play games of the baseline, then a logistic fit of the evaluation weights
   (written to ``--out``, default ``ai/hand_weights.py``); ``--match greedy:NEW.json greedy``
   then compares a new table with the current one.
@@ -233,6 +236,15 @@ def run_paired(
         f"{100 * (mean + half):+.2f}]; {differing} games ended differently",
         flush=True,
     )
+    if a2 == b:
+        # b against itself scores 1/2 in expectation (seats alternate), so 1/2 + the paired
+        # difference estimates a's win rate against b without the luck of these games' dice.
+        print(
+            f"{variant:17} {a} v {b}, the dice's luck taken out ({b} v {b} on the same games: "
+            f"{100 * second['win_rate']:.1f} %): {100 * (0.5 + mean):.1f} % "
+            f"[{100 * max(0.5 + mean - half, 0.0):.1f}, {100 * min(0.5 + mean + half, 1.0):.1f}]",
+            flush=True,
+        )
     return {
         "variant": variant,
         "difference": mean,

@@ -237,8 +237,9 @@ def run_paired(
         flush=True,
     )
     if a2 == b:
-        # b against itself scores 1/2 in expectation (seats alternate), so 1/2 + the paired
-        # difference estimates a's win rate against b without the luck of these games' dice.
+        # b against itself scores 1/2 in expectation (seats alternate: exactly 1/2 over an
+        # even number of games), so 1/2 + the paired difference estimates a's win rate against
+        # b without the luck of these games' dice.
         print(
             f"{variant:17} {a} v {b}, the dice's luck taken out ({b} v {b} on the same games: "
             f"{100 * second['win_rate']:.1f} %): {100 * (0.5 + mean):.1f} % "

@@ -210,6 +210,7 @@ def paired_difference(
     diffs = [x[k] - y[k] for k in keys]
     differing = sum(d != 0 for d in diffs)
     if n < 2:
+        # No spread to estimate from one game: the interval is the whole possible range.
         return (diffs[0] if diffs else 0.0), 1.0, n, differing
     mean = statistics.fmean(diffs)
     return mean, z * statistics.stdev(diffs) / math.sqrt(n), n, differing

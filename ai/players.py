@@ -63,7 +63,8 @@ LEVEL_SPECS: dict[str, LevelSpec] = {
     "intermediate": LevelSpec(noise=0.10, search=0, budget=0.5),
     "strong": LevelSpec(noise=0.0, search=0, budget=0.5),
     # chain=4: Express chain decisions valued where the chain ends (ai/weights/README.md,
-    # eleventh session: +1.0 points of win rate against the baseline over 6,000 paired games).
+    # eleventh session: +1.0 points of win rate against the baseline over 6,000 games, the
+    # same seeds with and without it).
     "expert": LevelSpec(noise=0.0, search=4, budget=0.7, margin=0.10, learned=True, chain=4),
 }
 assert tuple(LEVEL_SPECS) == LEVELS

@@ -59,6 +59,7 @@ from ai.evaluation import WeightTable, use_weights
 from ai.learned import use_learned
 from ai.players import BASELINE, LevelSpec, choose_play, level_spec, rank_hand
 from ai.types import LEVELS, STRONGEST
+from bench.calibration import mean_ci
 from engine import VARIANTS, Dice, Play, Position, Variant, get_variant
 
 ALL_VARIANTS = (
@@ -200,20 +201,14 @@ def _pct(values: Sequence[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def paired_difference(
-    x: dict[int, float], y: dict[int, float], z: float = 1.96
-) -> tuple[float, float, int, int]:
-    """(mean of x - y, half-width of its interval, games, games whose scores differ) over the
-    games both played (score per game: 1, 1/2, 0). Each game is one paired sample."""
+def paired_difference(x: dict[int, float], y: dict[int, float]) -> tuple[float, float, int, int]:
+    """(mean of x - y, half-width of its 95 % interval, games, games whose scores differ) over
+    the games both played (score per game: 1, 1/2, 0). Each game is one paired sample, its own
+    cluster for ``bench.calibration.mean_ci`` (no interval from fewer than two games: nan)."""
     keys = sorted(set(x) & set(y))
-    n = len(keys)
     diffs = [x[k] - y[k] for k in keys]
-    differing = sum(d != 0 for d in diffs)
-    if n < 2:
-        # No spread to estimate from one game: the interval is the whole possible range.
-        return (diffs[0] if diffs else 0.0), 1.0, n, differing
-    mean = statistics.fmean(diffs)
-    return mean, z * statistics.stdev(diffs) / math.sqrt(n), n, differing
+    mean, half = mean_ci(diffs, keys) if keys else (0.0, math.nan)
+    return mean, half, len(keys), sum(d != 0 for d in diffs)
 
 
 def run_paired(

@@ -191,3 +191,36 @@ def test_static_doubles_stand_for_the_opponents_chains(variant: str) -> None:
         assert moved == pytest.approx((equity + 0.5 / 6, chance + 0.25 / 6), abs=1e-6)
     else:
         assert got == pytest.approx(reply_value(rules, after, None, None, ev), abs=1e-9)
+
+
+@pytest.mark.parametrize("variant", ["blocking-express", "blocking"])
+def test_chain_replies_value_the_opponents_doubles_where_his_chain_ends(variant: str) -> None:
+    """With ``chains``, each of O's Express doubles counts once, valued where the whole chain
+    (played out greedily, hand-overs included) ends; his other rolls as before. Without
+    chained doubles the option changes nothing."""
+    rules = get_variant(variant)
+    ev = evaluator(variant, learned=True)
+    pos, dice = sample_decisions(variant, 8, 1)[0]
+    after = legal_plays(pos, dice, rules)[0].after
+    assert rules.result(after) is None
+    opp = after.flip()
+    equity = chance = 0.0
+    for roll, p in ROLLS:
+        if roll.is_double and rules.chains_doubles:
+            end = _chain_reply(rules, opp, roll.high, None, ev, None)
+            assert end is not None
+            replies = [end]
+        else:
+            replies = [q.after for q in legal_plays(opp, roll, rules)]
+        eq, win = ev.evaluate(rules, replies)
+        best = int(np.argmax(eq))
+        equity -= p * float(eq[best])
+        chance += p * (1.0 - float(win[best]))
+    got = reply_value(rules, after, None, None, ev, chains=True)
+    assert got == pytest.approx((equity, chance), abs=1e-6)
+    plain = reply_value(rules, after, None, None, ev)
+    assert plain is not None
+    if rules.chains_doubles:
+        assert got != pytest.approx(plain, abs=1e-6)
+    else:
+        assert got == pytest.approx(plain, abs=1e-9)

@@ -49,7 +49,8 @@ class LevelSpec:
     chain_margin: float = 0.10
     #: 1: a chain decision's candidates are valued at 1 ply where the chain ends (O's rolls).
     chain_ply: int = 0
-    #: The 1-ply search plays O's Express doubles out as whole chains (not four steps).
+    #: Every 1-ply search (``search``, ``chain_ply``) plays O's Express doubles out as whole
+    #: chains (not four steps).
     chain_replies: bool = False
     #: The 1-ply search values O's Express doubles (chains) by the candidate's own 0-ply value.
     static_doubles: bool = False
@@ -167,7 +168,16 @@ def rank_hand(
         ]
         if len(close) > 1:
             searched = chain_values(
-                rules, plays, close, dice, match, deadline, spec.chain, ev, spec.chain_ply
+                rules,
+                plays,
+                close,
+                dice,
+                match,
+                deadline,
+                spec.chain,
+                ev,
+                spec.chain_ply,
+                spec.chain_replies,
             )
         for i, (e, w) in searched.items():
             equity[i], wins[i] = e, w

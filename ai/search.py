@@ -201,10 +201,12 @@ def chain_values(
     limit: int,
     ev: PositionEvaluator | None = None,
     ply: int = 0,
+    chains: bool = False,
 ) -> dict[int, tuple[float, float]]:
     """Values of up to ``limit`` candidate plays of an Express chain decision (taken in
     ``order``) at the end of the chain played out greedily, until the deadline; ``ply`` 1
-    values each end by O's replies to his 21 rolls (``reply_value``)."""
+    values each end by O's replies to his 21 rolls (``reply_value``; ``chains``: his doubles
+    played out as whole chains)."""
     if ev is None:
         ev = evaluator_for(rules.id)
     ends: dict[int, Position] = {}
@@ -214,7 +216,7 @@ def chain_values(
         if end is None:
             break
         if ply > 0 and rules.result(end) is None:
-            got = reply_value(rules, end, match, deadline, ev)
+            got = reply_value(rules, end, match, deadline, ev, chains)
             if got is None:
                 break
             out[i] = got

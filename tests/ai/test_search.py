@@ -12,7 +12,7 @@ from ai.arena import level_player, play_game
 from ai.evaluation import evaluator_for
 from ai.learned import PositionEvaluator, evaluator
 from ai.players import MixedEvaluator, level_evaluation, rank_plays
-from ai.search import ROLLS, _chain_reply, chain_outcome, reply_value
+from ai.search import ROLLS, _chain_reply, chain_outcome, chain_values, reply_value
 from engine import VARIANTS, ChainDice, Dice, Play, Position, Variant, get_variant, legal_plays
 from engine.game import MOVE, ROLL, GameState
 from tests.ai.test_players import sample_decisions
@@ -224,3 +224,28 @@ def test_chain_replies_value_the_opponents_doubles_where_his_chain_ends(variant:
         assert got != pytest.approx(plain, abs=1e-6)
     else:
         assert got == pytest.approx(plain, abs=1e-9)
+
+
+@pytest.mark.parametrize("chains", [False, True])
+def test_chain_values_at_1_ply_search_where_each_chain_ends(chains: bool) -> None:
+    """``chain_values`` with ``ply`` 1 values each candidate by O's replies where the chain
+    ends (his doubles as whole chains with ``chains``), in the candidates' order."""
+    rules = get_variant("blocking-express")
+    ev = evaluator("blocking-express", learned=True)
+    for state in _chains(47, 6):
+        pos = state.position_for(state.mover)
+        dice = state.current_dice()
+        assert isinstance(dice, ChainDice)
+        plays = legal_plays(pos, dice, rules)
+        order = list(range(min(3, len(plays))))
+        got = chain_values(rules, plays, order, dice, None, None, 3, ev, 1, chains)
+        assert sorted(got) == order
+        for i in order:
+            end = chain_outcome(rules, plays[i].after, dice, len(plays[i].steps), None, ev, None)
+            assert end is not None
+            if rules.result(end) is None:
+                expected = reply_value(rules, end, None, None, ev, chains)
+            else:
+                eq, win = ev.evaluate(rules, [end])
+                expected = (float(eq[0]), float(win[0]))
+            assert got[i] == pytest.approx(expected, abs=1e-9)

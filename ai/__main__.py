@@ -5,8 +5,10 @@ with dice (RULES §12, the mover X to play; an Express decision as ``[vxk]``, a 
 decision as plain ``dd``). Prints ``{"play": CANONICAL}`` (``""`` for the empty play).
 
 ``hint [--level L] [--top N] [--option NAME]... [--seed N] [--time S]``: prints
-``{"plays": [{"play": TEXT, "equity": E, "win": P}, ...]}``, best first (``win`` is null where
-the evaluation gives no probability).
+``{"plays": [{"play": TEXT, "equity": E, "win": P, "searched": B, "behind": D}, ...]}``, best
+first (``win`` is null where the evaluation gives no probability). Only the best few plays are
+searched; ``behind`` is how much worse a play is than the best at the depth both were valued at
+(an unsearched play's ``equity`` is a shallower value, not comparable with a searched one's).
 
 ``cube [--level L] [--time S]`` (classic): each line is a position text, X about to roll (the
 dice field is ignored), optionally followed by a TAB and the match situation as ``key=value``
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO
 
-from ai.types import LEVELS, STRONGEST, MatchContext
+from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
 from engine import Dice, EngineError, Position, PositionError, Variant, get_variant
 from engine.text import parse_position
 
@@ -137,7 +139,7 @@ def _deadline(settings: Settings) -> float | None:
     return None if settings.time is None else time.monotonic() + settings.time
 
 
-def _ranked(line: str, settings: Settings, rng: random.Random) -> list[tuple[str, float, Any]]:
+def _ranked(line: str, settings: Settings, rng: random.Random) -> list[RankedPlay]:
     _check_level(settings)
     pos, dice = _position(line)
     if dice is None:
@@ -150,26 +152,31 @@ def _ranked(line: str, settings: Settings, rng: random.Random) -> list[tuple[str
     ranked = rank_plays(
         rules, pos, dice, level=settings.level, deadline=_deadline(settings), rng=rng
     )
-    return [(r.play.text, r.equity, r.win) for r in ranked]
+    return ranked
 
 
 def choose_line(line: str, settings: Settings, rng: random.Random) -> dict[str, Any]:
     ranked = _ranked(line, settings, rng)
-    return {"play": ranked[0][0]}
+    return {"play": ranked[0].play.text}
 
 
 def hint_line(line: str, settings: Settings, rng: random.Random) -> dict[str, Any]:
     ranked = _ranked(line, settings, rng)
+    best = ranked[0]
     if settings.top is not None:
         ranked = ranked[: settings.top]
     return {
         "plays": [
             {
-                "play": text,
-                "equity": round(equity, 4),
-                "win": None if win is None else round(win, 4),
+                "play": r.play.text,
+                "equity": round(r.equity, 4),
+                "win": None if r.win is None else round(r.win, 4),
+                # Only the best few are searched: a play that was not is compared with the
+                # best at the depth both share (its own value is a shallower estimate).
+                "searched": r.searched,
+                "behind": round(r.behind(best), 4),
             }
-            for text, equity, win in ranked
+            for r in ranked
         ]
     }
 

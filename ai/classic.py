@@ -175,6 +175,8 @@ class _Scored:
     board: list[int]
     equity: float
     win: float | None
+    #: The first-look (1-ply) value when ``equity`` comes from a deeper stage.
+    first_look: float | None = None
 
 
 def _level(level: str) -> ClassicLevel:
@@ -271,7 +273,12 @@ def rank_classic(
 
     if knobs.plies > 1 and len(scored) > 1:
         scored = _deepen(scored, knobs, cube, deadline)
-    return [RankedPlay(s.play, s.equity, s.win) for s in scored]
+    return [
+        RankedPlay(
+            s.play, s.equity, s.win, searched=s.first_look is not None, first_look=s.first_look
+        )
+        for s in scored
+    ]
 
 
 def _deepen(
@@ -301,7 +308,7 @@ def _deepen(
                 break
             eq, win = _post_move(analyzer, s.board, cube)
             slowest = max(slowest, time.monotonic() - now)
-            stage.append(_Scored(s.play, s.board, eq, win))
+            stage.append(_Scored(s.play, s.board, eq, win, s.equity))
         if len(stage) < len(chosen):
             break
         stage.sort(key=lambda s: -s.equity)

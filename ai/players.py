@@ -197,16 +197,28 @@ def rank_hand(
         for i, (e, w) in searched.items():
             equity[i] = b * e + (1.0 - b) * eq[i]
             wins[i] = b * w + (1.0 - b) * win[i]
+    first_look = eq
     if spec.noise > 0:
         rng = rng or random.Random()
         sigma = spec.noise * scale
-        equity = equity + np.array([rng.gauss(0.0, sigma) for _ in plays])
+        noise = np.array([rng.gauss(0.0, sigma) for _ in plays])
+        equity = equity + noise
+        first_look = eq + noise
     # Searched candidates first (their values are comparable), then the rest by 0-ply value.
     rank = sorted(
         range(len(plays)),
         key=lambda i: (0 if i in searched else 1, -equity[i]),
     )
-    return [RankedPlay(plays[i], float(equity[i]), float(wins[i])) for i in rank]
+    return [
+        RankedPlay(
+            plays[i],
+            float(equity[i]),
+            float(wins[i]),
+            searched=i in searched,
+            first_look=float(first_look[i]) if i in searched else None,
+        )
+        for i in rank
+    ]
 
 
 def rank_plays(

@@ -99,6 +99,25 @@ def test_hint_lists_plays_best_first_with_equity_and_win() -> None:
     assert {p["play"] for p in everything[0]["plays"]} == legal_texts(BAR_43)
 
 
+def test_hint_compares_unsearched_plays_with_the_best_at_their_first_look() -> None:
+    # Blocking: a play the 1-ply search skipped can show a higher (shallower) value than the
+    # best; "behind" compares it at the depth both share, so it is never negative.
+    line = (
+        "blocking | 24:X2+O1 23:X3+O1 22:X2 21:X3 20:X1 19:X2 17:X1 12:X1 10:O1 8:O1 6:O2 "
+        "4:O4 3:O1 2:O3 1:O1 | bar 0/0 | res 0/0 | off 0/0 | 52"
+    )
+    out, _ = run(["hint", "--time", "30"], line + "\n")
+    plays = out[0]["plays"]
+    flags = [p["searched"] for p in plays]
+    assert flags[0] and not flags[-1] and flags == sorted(flags, reverse=True)
+    assert plays[0]["behind"] == 0
+    assert all(p["behind"] >= 0 for p in plays)
+    skipped = [p for p in plays if not p["searched"]]
+    assert any(p["equity"] > plays[0]["equity"] for p in skipped)
+    behinds = [p["behind"] for p in plays if p["searched"]]
+    assert behinds == sorted(behinds)
+
+
 def test_options_reach_the_rules() -> None:
     # Dutch with mustEnterAll: every checker must enter before anything else moves.
     line = "dutch | 20:X1 | bar 0/0 | res 14/15 | off 0/0 | unlocked X=no O=no | 21"

@@ -109,3 +109,38 @@ def test_greedy_beats_random_and_pip_greedy_direction(variant: str) -> None:
         result = play_game(variant, seats, seed=1000 + g)
         wins += result.winner == g % 2
     assert wins > games // 2
+
+
+#: A blocking position whose fifth-best play at a first look is worth more there than the best
+#: play is worth after the 1-ply search: values of different depths must not be compared.
+MIXED_DEPTHS = (
+    "blocking | 24:X2+O1 23:X3+O1 22:X2 21:X3 20:X1 19:X2 17:X1 12:X1 10:O1 8:O1 6:O2 4:O4 "
+    "3:O1 2:O3 1:O1 | bar 0/0 | res 0/0 | off 0/0 | 52"
+)
+
+
+def test_unsearched_plays_are_compared_with_the_best_at_their_first_look() -> None:
+    from engine.text import parse_position
+
+    pos, dice = parse_position(MIXED_DEPTHS)
+    assert dice is not None
+    ranked = rank_plays(get_variant("blocking"), pos, dice, deadline=time.monotonic() + 60)
+    best = ranked[0]
+    flags = [r.searched for r in ranked]
+    searched = flags.count(True)
+    # The searched candidates lead the ranking, each with the first-look value it was chosen by.
+    assert searched >= 2 and flags == [True] * searched + [False] * (len(ranked) - searched)
+    assert all(r.first_look is not None for r in ranked[:searched])
+    assert all(r.first_look is None for r in ranked[searched:])
+    # The trap this guards against: an unsearched play's shallow value above the best's.
+    assert any(r.equity > best.equity for r in ranked[searched:])
+    for r in ranked[:searched]:
+        assert r.behind(best) == pytest.approx(best.equity - r.equity)
+    for r in ranked[searched:]:
+        assert best.first_look is not None
+        assert r.behind(best) == pytest.approx(best.first_look - r.equity)
+    assert all(r.behind(best) >= 0 for r in ranked)
+    # Without a search every value has the same depth.
+    plain = rank_plays(get_variant("blocking"), pos, dice, level="strong")
+    assert not any(r.searched for r in plain)
+    assert all(r.behind(plain[0]) == plain[0].equity - r.equity for r in plain)

@@ -148,3 +148,31 @@ async def test_review_after_a_game_against_the_computer(
     assert active is not None
     early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
     assert early.ephemeral and "still being played" in (early.content or "")
+
+
+def test_a_hint_never_shows_an_unsearched_play_ahead_of_the_best() -> None:
+    """The hint text compares a play the search skipped at the depth both plays share."""
+    import time
+
+    from ai.players import rank_plays
+    from cogs.coach import hint_lines
+    from engine import get_variant, parse_position
+
+    pos, dice = parse_position(
+        "blocking | 24:X2+O1 23:X3+O1 22:X2 21:X3 20:X1 19:X2 17:X1 12:X1 10:O1 8:O1 6:O2 "
+        "4:O4 3:O1 2:O3 1:O1 | bar 0/0 | res 0/0 | off 0/0 | 52"
+    )
+    assert dice is not None
+    ranked = rank_plays(get_variant("blocking"), pos, dice, deadline=time.monotonic() + 60)
+    searched = sum(r.searched for r in ranked)
+    # Put the skipped play whose shallow value beats the best's into the top three.
+    trap = next(r for r in ranked[searched:] if r.equity > ranked[0].equity)
+    shown = [ranked[0], ranked[1], trap, *(r for r in ranked[2:] if r is not trap)]
+    text = hint_lines(shown)
+    lines = text.splitlines()
+    assert "(+" not in text  # no play is shown as better than the best
+    assert lines[3].startswith(f"3. `{trap.play.text}`: not searched; ")
+    assert f"{trap.behind(ranked[0]):.3f} worse at a first look*" in lines[3]
+    assert lines[-1].startswith("*Only the closest plays are searched deeply")
+    rest = lines[4]
+    assert rest.startswith(f"The other {len(ranked) - 3} plays are ") and "-" not in rest

@@ -5,10 +5,10 @@ with dice (RULES §12, the mover X to play; an Express decision as ``[vxk]``, a 
 decision as plain ``dd``). Prints ``{"play": CANONICAL}`` (``""`` for the empty play).
 
 ``hint [--level L] [--top N] [--option NAME]... [--seed N] [--time S]``: prints
-``{"plays": [{"play": TEXT, "equity": E, "win": P, "searched": B, "behind": D}, ...]}``, best
-first (``win`` is null where the evaluation gives no probability). Only the best few plays are
-searched; ``behind`` is how much worse a play is than the best at the depth both were valued at
-(an unsearched play's ``equity`` is a shallower value, not comparable with a searched one's).
+``{"plays": [{"play": TEXT, "equity": E, "win": P, "searched": B}, ...]}``, best first (``win``
+is null where the evaluation gives no probability). The strong levels search only the best few
+plays (``searched``); the others' first-look values are moved onto the searched scale by the
+best play's correction, so the equities of one answer compare and never increase down the list.
 
 ``cube [--level L] [--time S]`` (classic): each line is a position text, X about to roll (the
 dice field is ignored), optionally followed by a TAB and the match situation as ``key=value``
@@ -162,7 +162,6 @@ def choose_line(line: str, settings: Settings, rng: random.Random) -> dict[str, 
 
 def hint_line(line: str, settings: Settings, rng: random.Random) -> dict[str, Any]:
     ranked = _ranked(line, settings, rng)
-    best = ranked[0]
     if settings.top is not None:
         ranked = ranked[: settings.top]
     return {
@@ -171,10 +170,7 @@ def hint_line(line: str, settings: Settings, rng: random.Random) -> dict[str, An
                 "play": r.play.text,
                 "equity": round(r.equity, 4),
                 "win": None if r.win is None else round(r.win, 4),
-                # Only the best few are searched: a play that was not is compared with the
-                # best at the depth both share (its own value is a shallower estimate).
                 "searched": r.searched,
-                "behind": round(r.behind(best), 4),
             }
             for r in ranked
         ]

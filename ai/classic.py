@@ -11,7 +11,7 @@ Levels (weakest first) are knobs in ``CLASSIC_LEVELS``: the weak ones rank by th
 with Gaussian noise on each play's equity (a human-like blunder rate that shrinks with the
 level), the strong ones search deeper (bgsage's N-ply lookahead) on the best few candidates.
 The deeper stages run one candidate at a time and stop at the deadline: the answer is then the
-deepest stage that finished, never a mix of depths.
+deepest stage that finished (never a mix of depths among its candidates).
 """
 
 from __future__ import annotations
@@ -175,8 +175,11 @@ class _Scored:
     board: list[int]
     equity: float
     win: float | None
-    #: The first-look (1-ply) value when ``equity`` comes from a deeper stage.
+    #: The first-look (1-ply) value and winning chance, once a deeper stage has finished.
     first_look: float | None = None
+    first_win: float | None = None
+    #: ``equity`` comes from the deeper stage (not only moved onto its scale).
+    deep: bool = False
 
 
 def _level(level: str) -> ClassicLevel:
@@ -274,9 +277,7 @@ def rank_classic(
     if knobs.plies > 1 and len(scored) > 1:
         scored = _deepen(scored, knobs, cube, deadline)
     return [
-        RankedPlay(
-            s.play, s.equity, s.win, searched=s.first_look is not None, first_look=s.first_look
-        )
+        RankedPlay(s.play, s.equity, s.win, searched=s.deep, first_look=s.first_look)
         for s in scored
     ]
 
@@ -286,8 +287,9 @@ def _deepen(
 ) -> list[_Scored]:
     """Re-rank the best candidates at 2, then 3... plies while the deadline allows.
 
-    A stage either finishes for all its candidates (its values replace the shallower ones and
-    its order leads the list) or is dropped whole: values of different depths never compete.
+    A stage either finishes for all its candidates (its values replace the shallower ones) or
+    is dropped whole: the deepest finished stage decides. The other plays keep their 1-ply
+    ranking, moved onto that stage's scale by the best candidate's correction.
     """
     best = scored[0].equity
     chosen = [s for s in scored if best - s.equity <= knobs.window][: knobs.candidates]
@@ -308,13 +310,32 @@ def _deepen(
                 break
             eq, win = _post_move(analyzer, s.board, cube)
             slowest = max(slowest, time.monotonic() - now)
-            stage.append(_Scored(s.play, s.board, eq, win, s.equity))
+            stage.append(_Scored(s.play, s.board, eq, win, s.equity, s.win, deep=True))
         if len(stage) < len(chosen):
             break
         stage.sort(key=lambda s: -s.equity)
         done = stage
         expected = slowest * _DEEPER
-    return done + rest
+    if done is chosen:
+        return scored
+    # The plays not searched deeper move by the best one's correction (see ``ai.players``'s
+    # ``_onto_searched_scale``): one scale for the whole ranking, the best still first.
+    top = done[0]
+    assert top.first_look is not None
+    shift = top.equity - top.first_look
+    win_shift = None if top.win is None or top.first_win is None else top.win - top.first_win
+    moved = [
+        _Scored(
+            s.play,
+            s.board,
+            s.equity + shift,
+            s.win if s.win is None or win_shift is None else min(1.0, max(0.0, s.win + win_shift)),
+            s.equity,
+            s.win,
+        )
+        for s in rest
+    ]
+    return sorted(done + moved, key=lambda s: -s.equity)
 
 
 # --- the cube --------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,21 +204,43 @@ def rank_hand(
         noise = np.array([rng.gauss(0.0, sigma) for _ in plays])
         equity = equity + noise
         first_look = eq + noise
-    # Searched candidates first (their values are comparable), then the rest by 0-ply value.
-    rank = sorted(
-        range(len(plays)),
-        key=lambda i: (0 if i in searched else 1, -equity[i]),
-    )
+    if searched:
+        _onto_searched_scale(equity, wins, first_look, win, searched)
+    # Best first; on a tie the searched play (the better-known value) goes first.
+    rank = sorted(range(len(plays)), key=lambda i: (-equity[i], 0 if i in searched else 1))
     return [
         RankedPlay(
             plays[i],
             float(equity[i]),
             float(wins[i]),
             searched=i in searched,
-            first_look=float(first_look[i]) if i in searched else None,
+            first_look=float(first_look[i]) if searched else None,
         )
         for i in rank
     ]
+
+
+def _onto_searched_scale(
+    equity: np.ndarray,
+    wins: np.ndarray,
+    first_look: np.ndarray,
+    first_win: np.ndarray,
+    searched: Collection[int],
+) -> None:
+    """Move the unsearched plays' first-look values by the best searched play's correction.
+
+    A search (1 ply, or an Express chain's end) shifts every value of a position by a common
+    amount (whose roll comes next) plus a part of its own; only the common part is known for a
+    play that was not searched. With the best play's correction, the values share one scale,
+    and the best stays first: the searched plays are the best at the first look.
+    """
+    best = max(searched, key=lambda i: equity[i])
+    shift = equity[best] - first_look[best]
+    win_shift = wins[best] - first_win[best]
+    for i in range(len(equity)):
+        if i not in searched:
+            equity[i] = first_look[i] + shift
+            wins[i] = min(1.0, max(0.0, first_win[i] + win_shift))
 
 
 def rank_plays(

@@ -127,7 +127,7 @@ def _review_one(job: dict[str, Any]) -> ReviewItem:
         best=best.play.text,
         played_equity=mine.equity,
         best_equity=best.equity,
-        equity_lost=max(0.0, mine.behind(best)) if len(plays) > 1 else 0.0,
+        equity_lost=max(0.0, best.equity - mine.equity) if len(plays) > 1 else 0.0,
         luck=luck,
         choices=len(plays),
     )

@@ -20,26 +20,13 @@ class RankedPlay:
     equity: float
     #: The mover's winning chance after this play, where the evaluation gives a probability.
     win: float | None
-    #: True when ``equity`` comes from the ranking's deeper search (only the best few of a
-    #: decision are searched; the others keep their first-look value).
+    #: True when ``equity`` comes from the ranking's deeper search. Only the best few plays of a
+    #: decision are searched; the others' values are their first look moved by the best play's
+    #: search correction, so every value of a ranking is on one scale and best first.
     searched: bool = False
-    #: The value at the ranking's first look (the same depth for every play of the decision);
-    #: None when ``equity`` is that value.
+    #: The value at the ranking's first look (one depth for every play); None when the ranking
+    #: searched nothing, so ``equity`` is that value.
     first_look: float | None = None
-
-    def behind(self, best: RankedPlay) -> float:
-        """How much less this play is worth than ``best``, at the deepest depth both share.
-
-        Values of different depths never compete: a searched play and one that was not are
-        compared by their first-look values (an unsearched play's deeper value is unknown).
-        """
-        if self.searched == best.searched:
-            return best.equity - self.equity
-        return best.first_look_value - self.first_look_value
-
-    @property
-    def first_look_value(self) -> float:
-        return self.equity if self.first_look is None else self.first_look
 
 
 @dataclass(frozen=True, slots=True)

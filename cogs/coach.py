@@ -320,7 +320,7 @@ class Coach(commands.Cog):
                     line=decision_line(final, d),
                     played=mine.play.text or "(no move)",
                     best=best.play.text or "(no move)",
-                    lost=max(0.0, mine.behind(best)) if len(ranked) > 1 else 0.0,
+                    lost=max(0.0, best.equity - mine.equity) if len(ranked) > 1 else 0.0,
                     win=mine.win,
                     luck=luck,
                     choices=len(ranked),
@@ -344,41 +344,28 @@ def decision_line(final: GameState, d: Decision) -> str:
 
 
 def hint_lines(ranked: list[RankedPlay]) -> str:
-    """The best three plays with equity and winning chance, and how much worse the rest are.
-
-    Only the best few plays are searched deeply; a play that was not is compared with the best
-    at the depth both were valued at, never by its shallower value against the best's deeper one.
-    """
+    """The best three plays with equity and winning chance, and how much worse the rest are."""
     if len(ranked) == 1:
         only = ranked[0].play.text or "pass (no legal move)"
         return f"Your only legal play is **{only}**: it is played for you."
     best = ranked[0]
     lines = ["**Best plays** (equity for you; win = your winning chance):"]
-    first_looks = False
     for i, r in enumerate(ranked[:3], start=1):
-        text = f"{i}. `{r.play.text or 'pass'}`: "
-        if r.searched == best.searched:
-            win = f", win {r.win:.1%}" if r.win is not None else ""
-            behind = "" if i == 1 else f" ({-r.behind(best):+.3f})"
-            lines.append(f"{text}{r.equity:+.3f}{behind}{win}")
-        else:
-            first_looks = True
-            lines.append(f"{text}not searched; {r.behind(best):.3f} worse at a first look*")
+        win = f", win {r.win:.1%}" if r.win is not None else ""
+        behind = "" if i == 1 else f" ({r.equity - best.equity:+.3f})"
+        mark = "*" if best.searched and not r.searched else ""
+        lines.append(f"{i}. `{r.play.text or 'pass'}`{mark}: {r.equity:+.3f}{behind}{win}")
     rest = ranked[3:]
     if rest:
-        gaps = [r.behind(best) for r in rest]
-        first_looks = first_looks or any(r.searched != best.searched for r in rest)
+        worst = best.equity - rest[-1].equity
+        nearest = best.equity - rest[0].equity
         lines.append(
-            f"The other {len(rest)} plays are {min(gaps):.3f} to {max(gaps):.3f} worse "
-            "than the best."
+            f"The other {len(rest)} plays are {nearest:.3f} to {worst:.3f} worse than the best."
             if len(rest) > 1
-            else f"The other play is {gaps[0]:.3f} worse than the best."
+            else f"The other play is {nearest:.3f} worse than the best."
         )
-    if first_looks:
-        lines.append(
-            "*Only the closest plays are searched deeply; the others are compared with the best "
-            "by their first-look values."
-        )
+    if best.searched and any(not r.searched for r in ranked[:3]):
+        lines.append("*Not searched deeply (only the closest plays are): a quick estimate.")
     return "\n".join(lines)
 
 

@@ -102,21 +102,23 @@ def test_an_expired_deadline_still_answers_with_the_network_ranking() -> None:
     assert ranked[0].play.text == "8/4 6/4"
 
 
-def test_deeper_values_are_flagged_and_never_compared_with_first_looks() -> None:
+def test_plays_not_searched_deeper_are_moved_onto_the_deeper_scale() -> None:
     pos = CLASSIC.initial_position()
     ranked = rank_classic(pos, Roll(6, 4), level="expert", deadline=time.monotonic() + 60)
     best = ranked[0]
-    flags = [r.searched for r in ranked]
-    deep = flags.count(True)
-    assert deep >= 2 and flags == [True] * deep + [False] * (len(ranked) - deep)
-    assert all(r.first_look is not None for r in ranked[:deep])
+    assert best.searched and 2 <= sum(r.searched for r in ranked) < len(ranked)
+    assert all(r.first_look is not None for r in ranked)
     assert best.first_look is not None
-    for r in ranked[deep:]:
-        assert r.behind(best) == pytest.approx(best.first_look - r.equity)
-    assert all(r.behind(best) >= 0 for r in ranked)
+    shift = best.equity - best.first_look
+    for r in ranked:
+        if not r.searched:
+            assert r.first_look is not None
+            assert r.equity == pytest.approx(r.first_look + shift)
+    equities = [r.equity for r in ranked]
+    assert equities == sorted(equities, reverse=True)
     # No time for the deeper stages: every value is a first look.
     quick = rank_classic(pos, Roll(6, 4), level="expert", deadline=time.monotonic() - 1)
-    assert not any(r.searched for r in quick)
+    assert not any(r.searched or r.first_look is not None for r in quick)
 
 
 def test_expert_finds_the_standard_opening_plays() -> None:

@@ -99,23 +99,23 @@ def test_hint_lists_plays_best_first_with_equity_and_win() -> None:
     assert {p["play"] for p in everything[0]["plays"]} == legal_texts(BAR_43)
 
 
-def test_hint_compares_unsearched_plays_with_the_best_at_their_first_look() -> None:
-    # Blocking: a play the 1-ply search skipped can show a higher (shallower) value than the
-    # best; "behind" compares it at the depth both share, so it is never negative.
+def test_hint_values_share_one_scale_when_only_the_best_few_are_searched() -> None:
+    # Blocking: a play the 1-ply search skips has a first-look value above the best's searched
+    # one; the answer moves it onto the searched scale, so the equities never increase.
     line = (
         "blocking | 24:X2+O1 23:X3+O1 22:X2 21:X3 20:X1 19:X2 17:X1 12:X1 10:O1 8:O1 6:O2 "
         "4:O4 3:O1 2:O3 1:O1 | bar 0/0 | res 0/0 | off 0/0 | 52"
     )
-    out, _ = run(["hint", "--time", "30"], line + "\n")
-    plays = out[0]["plays"]
-    flags = [p["searched"] for p in plays]
-    assert flags[0] and not flags[-1] and flags == sorted(flags, reverse=True)
-    assert plays[0]["behind"] == 0
-    assert all(p["behind"] >= 0 for p in plays)
-    skipped = [p for p in plays if not p["searched"]]
-    assert any(p["equity"] > plays[0]["equity"] for p in skipped)
-    behinds = [p["behind"] for p in plays if p["searched"]]
-    assert behinds == sorted(behinds)
+    (deep,), _ = run(["hint", "--time", "30"], line + "\n")
+    (flat,), _ = run(["hint", "--level", "strong"], line + "\n")
+    for answer in (deep, flat):
+        equities = [p["equity"] for p in answer["plays"]]
+        assert equities == sorted(equities, reverse=True)
+        assert {p["play"] for p in answer["plays"]} == legal_texts(line)
+    assert deep["plays"][0]["searched"] and not all(p["searched"] for p in deep["plays"])
+    assert not any(p["searched"] for p in flat["plays"])
+    # The strong level's first looks put a play above the expert's searched best.
+    assert flat["plays"][0]["equity"] > deep["plays"][0]["equity"]
 
 
 def test_options_reach_the_rules() -> None:

@@ -111,36 +111,36 @@ def test_greedy_beats_random_and_pip_greedy_direction(variant: str) -> None:
     assert wins > games // 2
 
 
-#: A blocking position whose fifth-best play at a first look is worth more there than the best
-#: play is worth after the 1-ply search: values of different depths must not be compared.
+#: A blocking position where a play the expert does not search has a first-look value above the
+#: best play's searched value: raw values of different depths would rank it first.
 MIXED_DEPTHS = (
     "blocking | 24:X2+O1 23:X3+O1 22:X2 21:X3 20:X1 19:X2 17:X1 12:X1 10:O1 8:O1 6:O2 4:O4 "
     "3:O1 2:O3 1:O1 | bar 0/0 | res 0/0 | off 0/0 | 52"
 )
 
 
-def test_unsearched_plays_are_compared_with_the_best_at_their_first_look() -> None:
+def test_unsearched_plays_are_moved_onto_the_searched_scale() -> None:
     from engine.text import parse_position
 
     pos, dice = parse_position(MIXED_DEPTHS)
     assert dice is not None
-    ranked = rank_plays(get_variant("blocking"), pos, dice, deadline=time.monotonic() + 60)
+    blocking = get_variant("blocking")
+    ranked = rank_plays(blocking, pos, dice, deadline=time.monotonic() + 60)
     best = ranked[0]
-    flags = [r.searched for r in ranked]
-    searched = flags.count(True)
-    # The searched candidates lead the ranking, each with the first-look value it was chosen by.
-    assert searched >= 2 and flags == [True] * searched + [False] * (len(ranked) - searched)
-    assert all(r.first_look is not None for r in ranked[:searched])
-    assert all(r.first_look is None for r in ranked[searched:])
-    # The trap this guards against: an unsearched play's shallow value above the best's.
-    assert any(r.equity > best.equity for r in ranked[searched:])
-    for r in ranked[:searched]:
-        assert r.behind(best) == pytest.approx(best.equity - r.equity)
-    for r in ranked[searched:]:
-        assert best.first_look is not None
-        assert r.behind(best) == pytest.approx(best.first_look - r.equity)
-    assert all(r.behind(best) >= 0 for r in ranked)
-    # Without a search every value has the same depth.
-    plain = rank_plays(get_variant("blocking"), pos, dice, level="strong")
-    assert not any(r.searched for r in plain)
-    assert all(r.behind(plain[0]) == plain[0].equity - r.equity for r in plain)
+    skipped = [r for r in ranked if not r.searched]
+    assert best.searched and 2 <= sum(r.searched for r in ranked) < len(ranked)
+    assert best.play == choose_play(blocking, pos, dice, deadline=time.monotonic() + 60)
+    # The trap: a skipped play's first look is worth more than the best's searched value.
+    assert any(r.first_look is not None and r.first_look > best.equity for r in skipped)
+    # Moved by the best play's search correction, every value is on one scale, best first.
+    assert best.first_look is not None
+    shift = best.equity - best.first_look
+    for r in skipped:
+        assert r.first_look is not None
+        assert r.equity == pytest.approx(r.first_look + shift)
+    equities = [r.equity for r in ranked]
+    assert equities == sorted(equities, reverse=True)
+    # Without a search every value is a first look, unmoved.
+    plain = rank_plays(blocking, pos, dice, level="strong")
+    assert not any(r.searched or r.first_look is not None for r in plain)
+    assert [r.equity for r in plain] == sorted((r.equity for r in plain), reverse=True)

@@ -150,8 +150,8 @@ async def test_review_after_a_game_against_the_computer(
     assert early.ephemeral and "still being played" in (early.content or "")
 
 
-def test_a_hint_never_shows_an_unsearched_play_ahead_of_the_best() -> None:
-    """The hint text compares a play the search skipped at the depth both plays share."""
+def test_a_hint_marks_the_plays_the_search_skipped() -> None:
+    """Values on one scale, best first; a play valued by a quick estimate is marked."""
     import time
 
     from ai.players import rank_plays
@@ -164,15 +164,14 @@ def test_a_hint_never_shows_an_unsearched_play_ahead_of_the_best() -> None:
     )
     assert dice is not None
     ranked = rank_plays(get_variant("blocking"), pos, dice, deadline=time.monotonic() + 60)
-    searched = sum(r.searched for r in ranked)
-    # Put the skipped play whose shallow value beats the best's into the top three.
-    trap = next(r for r in ranked[searched:] if r.equity > ranked[0].equity)
-    shown = [ranked[0], ranked[1], trap, *(r for r in ranked[2:] if r is not trap)]
-    text = hint_lines(shown)
-    lines = text.splitlines()
-    assert "(+" not in text  # no play is shown as better than the best
-    assert lines[3].startswith(f"3. `{trap.play.text}`: not searched; ")
-    assert f"{trap.behind(ranked[0]):.3f} worse at a first look*" in lines[3]
-    assert lines[-1].startswith("*Only the closest plays are searched deeply")
-    rest = lines[4]
-    assert rest.startswith(f"The other {len(ranked) - 3} plays are ") and "-" not in rest
+    skipped = next(r for r in ranked if not r.searched)
+    shown = [ranked[0], skipped, *(r for r in ranked[1:] if r is not skipped)]
+    lines = hint_lines(shown).splitlines()
+    assert lines[1].startswith(f"1. `{ranked[0].play.text}`: ")
+    assert lines[2].startswith(f"2. `{skipped.play.text}`*: {skipped.equity:+.3f} (-")
+    assert lines[-1] == "*Not searched deeply (only the closest plays are): a quick estimate."
+    assert lines[4].startswith(f"The other {len(ranked) - 3} plays are ")
+    assert "-" not in lines[4]  # none is better than the best
+    # Nothing searched: no marks, no footnote.
+    plain = hint_lines(rank_plays(get_variant("blocking"), pos, dice, level="strong"))
+    assert "`*" not in plain and "Not searched" not in plain

@@ -7,8 +7,8 @@ decision as plain ``dd``). Prints ``{"play": CANONICAL}`` (``""`` for the empty 
 ``hint [--level L] [--top N] [--option NAME]... [--seed N] [--time S]``: prints
 ``{"plays": [{"play": TEXT, "equity": E, "win": P, "searched": B}, ...]}``, best first (``win``
 is null where the evaluation gives no probability). The strong levels search only the best few
-plays (``searched``); the others' first-look values are moved onto the searched scale by the
-best play's correction, so the equities of one answer compare and never increase down the list.
+plays (``searched``); the others' first-look values are moved onto the searched scale (by the
+searched plays' mean correction), so the equities of one answer compare and never increase.
 
 ``cube [--level L] [--time S]`` (classic): each line is a position text, X about to roll (the
 dice field is ignored), optionally followed by a TAB and the match situation as ``key=value``

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue, RankedPlay
+from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue, RankedPlay, on_searched_scale
 from engine import Dice, Play, Position, Roll, get_variant, legal_plays
 from engine.game import MAX_CUBE
 from engine.position import EMPTY, NUM_CHECKERS, O, X
@@ -288,8 +288,8 @@ def _deepen(
     """Re-rank the best candidates at 2, then 3... plies while the deadline allows.
 
     A stage either finishes for all its candidates (its values replace the shallower ones) or
-    is dropped whole: the deepest finished stage decides. The other plays keep their 1-ply
-    ranking, moved onto that stage's scale by the best candidate's correction.
+    is dropped whole: the deepest finished stage decides. The other plays' 1-ply values are
+    moved onto that stage's scale (``on_searched_scale``).
     """
     best = scored[0].equity
     chosen = [s for s in scored if best - s.equity <= knobs.window][: knobs.candidates]
@@ -318,18 +318,18 @@ def _deepen(
         expected = slowest * _DEEPER
     if done is chosen:
         return scored
-    # The plays not searched deeper move by the best one's correction (see ``ai.players``'s
-    # ``_onto_searched_scale``): one scale for the whole ranking, the best still first.
-    top = done[0]
-    assert top.first_look is not None
-    shift = top.equity - top.first_look
-    win_shift = None if top.win is None or top.first_win is None else top.win - top.first_win
+    # The plays not searched deeper go onto that stage's scale (``on_searched_scale``).
+    corrections = [s.equity - s.first_look for s in done if s.first_look is not None]
+    win_shifts = [
+        s.win - s.first_win for s in done if s.win is not None and s.first_win is not None
+    ]
+    win_shift = sum(win_shifts) / len(win_shifts) if win_shifts else 0.0
     moved = [
         _Scored(
             s.play,
             s.board,
-            s.equity + shift,
-            s.win if s.win is None or win_shift is None else min(1.0, max(0.0, s.win + win_shift)),
+            on_searched_scale(s.equity, corrections, done[0].equity),
+            None if s.win is None else min(1.0, max(0.0, s.win + win_shift)),
             s.equity,
             s.win,
         )

@@ -22,7 +22,7 @@ from ai.features import FloatArray
 from ai.learned import PositionEvaluator
 from ai.learned import evaluator as level_evaluator
 from ai.search import chain_values, search_values
-from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
+from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay, on_searched_scale
 from engine import ChainDice, Dice, Play, Position, Variant, legal_plays
 
 
@@ -227,19 +227,17 @@ def _onto_searched_scale(
     first_win: np.ndarray,
     searched: Collection[int],
 ) -> None:
-    """Move the unsearched plays' first-look values by the best searched play's correction.
+    """Value the plays the search skipped on the searched plays' scale (``on_searched_scale``).
 
-    A search (1 ply, or an Express chain's end) shifts every value of a position by a common
-    amount (whose roll comes next) plus a part of its own; only the common part is known for a
-    play that was not searched. With the best play's correction, the values share one scale,
-    and the best stays first: the searched plays are the best at the first look.
+    A search (1 ply, or an Express chain's end) moves every value of a position by a common
+    amount (whose roll comes next, the evaluation's bias at that depth) plus a part of its own.
     """
-    best = max(searched, key=lambda i: equity[i])
-    shift = equity[best] - first_look[best]
-    win_shift = wins[best] - first_win[best]
+    best = max(equity[i] for i in searched)
+    corrections = [float(equity[i] - first_look[i]) for i in searched]
+    win_shift = sum(float(wins[i] - first_win[i]) for i in searched) / len(searched)
     for i in range(len(equity)):
         if i not in searched:
-            equity[i] = first_look[i] + shift
+            equity[i] = on_searched_scale(float(first_look[i]), corrections, float(best))
             wins[i] = min(1.0, max(0.0, first_win[i] + win_shift))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine import Play
@@ -21,12 +22,23 @@ class RankedPlay:
     #: The mover's winning chance after this play, where the evaluation gives a probability.
     win: float | None
     #: True when ``equity`` comes from the ranking's deeper search. Only the best few plays of a
-    #: decision are searched; the others' values are their first look moved by the best play's
-    #: search correction, so every value of a ranking is on one scale and best first.
+    #: decision are searched; the others' values are their first look moved onto the searched
+    #: scale (``on_searched_scale``), so every value of a ranking is on one scale, best first.
     searched: bool = False
     #: The value at the ranking's first look (one depth for every play); None when the ranking
     #: searched nothing, so ``equity`` is that value.
     first_look: float | None = None
+
+
+def on_searched_scale(first_look: float, corrections: Sequence[float], best: float) -> float:
+    """The value of a play the search skipped, on the scale of the searched plays.
+
+    Its own search correction (searched value minus first look) is unknown: the searched plays'
+    mean correction estimates it (the best play's alone is biased upwards, since a big
+    correction is part of why it is best). Never above ``best``, the best searched value: the
+    searched plays were the best at the first look, and a skipped play stays behind them.
+    """
+    return min(best, first_look + sum(corrections) / len(corrections))
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,12 +132,15 @@ def test_unsearched_plays_are_moved_onto_the_searched_scale() -> None:
     assert best.play == choose_play(blocking, pos, dice, deadline=time.monotonic() + 60)
     # The trap: a skipped play's first look is worth more than the best's searched value.
     assert any(r.first_look is not None and r.first_look > best.equity for r in skipped)
-    # Moved by the best play's search correction, every value is on one scale, best first.
-    assert best.first_look is not None
-    shift = best.equity - best.first_look
+    # Moved by the searched plays' mean correction, every value is on one scale, best first.
+    looks = [(r.equity, r.first_look) for r in ranked if r.searched]
+    corrections = [e - f for e, f in looks if f is not None]
+    mean = sum(corrections) / len(corrections)
     for r in skipped:
         assert r.first_look is not None
-        assert r.equity == pytest.approx(r.first_look + shift)
+        assert r.equity == pytest.approx(min(best.equity, r.first_look + mean))
+    trap = next(r for r in skipped if r.first_look is not None and r.first_look > best.equity)
+    assert trap.equity < best.equity
     equities = [r.equity for r in ranked]
     assert equities == sorted(equities, reverse=True)
     # Without a search every value is a first look, unmoved.

@@ -149,7 +149,7 @@ async def test_a_review_values_a_play_the_search_skipped_at_its_first_look() -> 
     assert not trap.searched and trap.first_look is not None and best.first_look is not None
     assert trap.first_look > best.equity  # its raw value would show no loss at all
     assert item is not None and item.best == best.play.text
-    assert item.equity_lost == pytest.approx(best.first_look - trap.first_look)
+    assert item.equity_lost == pytest.approx(best.equity - trap.equity)
     assert item.equity_lost > 0
 
 

@@ -124,8 +124,11 @@ def _position(line: str) -> tuple[Position, Dice | None]:
 def _rules(pos: Position, settings: Settings) -> Variant:
     try:
         return get_variant(pos.variant, settings.options)
-    except (KeyError, ValueError) as exc:
-        raise LineError("E_OPTION", str(exc).strip("'\"")) from None
+    except KeyError as exc:
+        # str() of a KeyError quotes its message.
+        raise LineError("E_OPTION", str(exc.args[0])) from None
+    except ValueError as exc:
+        raise LineError("E_OPTION", str(exc)) from None
 
 
 def _check_level(settings: Settings) -> None:

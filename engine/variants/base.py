@@ -106,7 +106,8 @@ class Variant:
         chosen = frozenset(options)
         unknown = sorted(chosen - self.options.keys())
         if unknown:
-            raise ValueError(f"{self.name} has no option {unknown[0]!r}")
+            offered = ", ".join(sorted(self.options)) or "none"
+            raise ValueError(f"{self.name} has no option {unknown[0]!r} (its options: {offered})")
         if not chosen:
             return self
         configured = copy.copy(self)

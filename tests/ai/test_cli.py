@@ -128,7 +128,9 @@ def test_options_reach_the_rules() -> None:
     assert {p["play"] for p in out[0]["plays"]} == strict
     bad, _ = run(["choose", "--option", "noSuchOption"], line + "\n" + BAR_43 + "\n")
     assert [b["error"] for b in bad] == ["E_OPTION", "E_OPTION"]
-    assert "noSuchOption" in bad[0]["message"]
+    # The message names the bad option whole and what the variant offers instead.
+    assert "'noSuchOption' (its options: mustEnterAll, previousWinner)" in bad[0]["message"]
+    assert "'noSuchOption' (its options: " in bad[1]["message"]
 
 
 @pytest.mark.parametrize(

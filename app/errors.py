@@ -1,0 +1,18 @@
+"""Typed refusals: one exception type per refusal a user can get, each carrying its message.
+
+A front end shows ``str(refusal)`` to the person who asked, privately, and changes nothing: a
+refusal is raised before anything is committed. Unexpected errors are not refusals.
+"""
+
+from __future__ import annotations
+
+
+class Refusal(Exception):
+    """A use case declined; ``str(self)`` is the message for the person who asked."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

@@ -28,8 +28,8 @@ from dotenv import load_dotenv
 
 import health
 from ai.pool import AIPool
+from app.table import GameTable
 from cogs.options import OptionError
-from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
 from render.pool import RenderPool
 from storage import DatabaseGoneError, Shards, Storage, StorageError, open_storage

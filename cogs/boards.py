@@ -13,8 +13,8 @@ from typing import Any
 
 import discord
 
+from app.table import GameTable
 from cogs.looks import server_theme
-from cogs.table import GameTable
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
 from storage import Game

@@ -23,12 +23,12 @@ from discord.ext import commands
 from ai.pool import AIPool, PoolError, ReviewDecision
 from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_series
 from ai.types import STRONGEST, RankedPlay
+from app.table import GameTable
 from cogs.common import reply_error
 from cogs.computer import match_context
 from cogs.league import recent_game_choices, variant_name
 from cogs.looks import server_theme
 from cogs.options import GameNumber
-from cogs.table import GameTable
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay

@@ -31,7 +31,7 @@ from discord.ext import commands
 from ai.classic import points_as_match_equity
 from ai.pool import AIPool, DecisionTimeout, PoolError
 from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue
-from cogs.table import Action, GameTable, Outcome
+from app.table import Action, GameTable, Outcome
 from engine import Dice, Position
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState

@@ -24,6 +24,7 @@ from discord.ext import commands, tasks
 
 from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
+from app.table import Action, GameTable, Outcome, describe_play
 from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.computer import (
@@ -35,7 +36,6 @@ from cogs.computer import (
 )
 from cogs.looks import player_theme
 from cogs.options import MatchLength, Variant
-from cogs.table import Action, GameTable, Outcome, describe_play
 from engine import VARIANTS, EngineError, get_variant
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id

@@ -20,11 +20,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from app.table import GameTable, Outcome
 from cogs.boards import Boards
 from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.looks import ServerTheme, forget_server_theme, known_theme, server_theme, theme_label
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
-from cogs.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
 from engine.game import GameState
 from interop.gnubg import gnubg_id, record_with_ids

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from app.table import GameTable
 from bot import IDENTIFY_SPACING
-from cogs.table import GameTable
 from storage import Storage
 from storage.postgres import PostgresDatabase
 from tests.fake_discord import BotNotConnectedError, FakeDiscord

@@ -23,9 +23,9 @@ from discord.ext import commands
 from ai.pool import AIPool, PoolError, ReviewDecision
 from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_series
 from ai.types import STRONGEST, RankedPlay
+from app.computer import match_context
 from app.table import GameTable
 from cogs.common import reply_error
-from cogs.computer import match_context
 from cogs.league import recent_game_choices, variant_name
 from cogs.looks import server_theme
 from cogs.options import GameNumber

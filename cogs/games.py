@@ -11,6 +11,7 @@ privately, so a refusal stays private and the public board is a message of its o
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable, Coroutine
@@ -24,16 +25,16 @@ from discord.ext import commands, tasks
 
 from ai.pool import AIPool
 from ai.types import LEVELS, STRONGEST
-from app.table import Action, GameTable, Outcome, describe_play
-from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
-from cogs.common import guarded, mention, reply_error, send_committed
-from cogs.computer import (
+from app.computer import (
     COMPUTER_SEAT,
     LEVEL_ABOUT,
     ComputerTurns,
     computer_name,
     computer_to_act,
 )
+from app.table import Action, GameTable, Outcome, describe_play
+from cogs.boards import NO_PINGS, Boards, actor_id, has_buttons, ping
+from cogs.common import guarded, mention, reply_error, send_committed
 from cogs.looks import player_theme
 from cogs.options import MatchLength, Variant
 from engine import VARIANTS, EngineError, get_variant
@@ -255,7 +256,14 @@ class Games(commands.Cog):
         #: The debt itself is in the database (``Game.board_owed_version``, written with the
         #: action), so boards owed when the bot stopped are posted when it starts again.
         self._owed_boards: set[int] = set()
-        self.computer = ComputerTurns(bot, table, pool, self.post_board)
+        self.computer = ComputerTurns(
+            table,
+            pool,
+            self._computer_user_id,
+            shards=lambda: getattr(bot, "owned_shards", None),
+        )
+        self.computer.post = self.post_board
+        self.computer.indicate = self._typing
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(GameButton, ChallengeButton)
@@ -302,6 +310,21 @@ class Games(commands.Cog):
             if await self._post_owed(game.channel_id, game.id):
                 posted += 1
         return posted
+
+    def _computer_user_id(self) -> int:
+        assert self.bot.user is not None
+        return self.bot.user.id
+
+    async def _typing(self, channel_id: int) -> None:
+        """ "Bot is typing..." in the channel until cancelled (best effort)."""
+        channel = self.bot.get_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            return
+        try:
+            async with channel.typing():
+                await asyncio.Event().wait()
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            pass  # only the indicator failed; the decision goes on
 
     def _shard_has(self, game: Game) -> bool:
         return self.bot.get_guild(game.guild_id) is not None

@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, NamedTuple
-
-import aiohttp
-import discord
-from discord.ext import commands
 
 from ai.classic import points_as_match_equity
 from ai.pool import AIPool, DecisionTimeout, PoolError
@@ -35,7 +32,7 @@ from app.table import Action, GameTable, Outcome
 from engine import Dice, Position
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
-from storage import ConflictError, Game
+from storage import ConflictError, Game, Shards
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +60,13 @@ LEVEL_ABOUT: dict[str, str] = {
 }
 assert tuple(LEVEL_ABOUT) == LEVELS
 
-Poster = Callable[[Game, Outcome, str], Awaitable[None]]
+Poster = Callable[[Game, Outcome, str], Coroutine[Any, Any, None]]
+#: Shows that the computer is thinking in a channel until cancelled (best effort, never raises).
+Indicator = Callable[[int], Coroutine[Any, Any, None]]
+
+
+async def _no_indicator(channel_id: int) -> None:
+    return None
 
 
 def computer_name(level: str) -> str:
@@ -185,18 +188,29 @@ def computer_to_act(game: Game, state: GameState) -> bool:
 class ComputerTurns:
     """Runs the computer's turns: at most one task per game, in any number of channels."""
 
-    def __init__(self, bot: commands.Bot, table: GameTable, pool: AIPool, post: Poster) -> None:
-        self.bot = bot
+    def __init__(
+        self,
+        table: GameTable,
+        pool: AIPool,
+        user_id: Callable[[], int],
+        *,
+        shards: Callable[[], Shards | None] = lambda: None,
+    ) -> None:
         self.table = table
         self.db = table.db
         self.pool = pool
-        self.post = post
+        #: The computer's user id (the bot's own, known once it is logged in).
+        self._user_id = user_id
+        #: The shards this process runs (None: all); only their games' turns are resumed.
+        self._shards = shards
+        #: How boards and the thinking indicator reach players; set by the front end.
+        self.post: Poster | None = None
+        self.indicate: Indicator = _no_indicator
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
     @property
     def user_id(self) -> int:
-        assert self.bot.user is not None
-        return self.bot.user.id
+        return self._user_id()
 
     def busy(self, game_id: int) -> bool:
         task = self._tasks.get(game_id)
@@ -208,7 +222,7 @@ class ComputerTurns:
             return
         task = asyncio.create_task(self._run(game.id), name=f"computer-turn-{game.id}")
         self._tasks[game.id] = task
-        task.add_done_callback(lambda t, gid=game.id: self._done(gid, t))
+        task.add_done_callback(functools.partial(self._done, game.id))
 
     def _done(self, game_id: int, task: asyncio.Task[None]) -> None:
         if self._tasks.get(game_id) is task:
@@ -219,7 +233,10 @@ class ComputerTurns:
     async def resume(self) -> int:
         """Schedule every active game waiting for the computer; returns how many."""
         count = 0
+        shards = self._shards()
         for game in await self.db.list_active_games():
+            if shards is not None and (game.guild_id >> 22) % shards.count not in shards.ids:
+                continue  # another process's server: that process plays its turns
             if game.against_computer and not self.busy(game.id):
                 try:
                     state = self.table.state_of(game)
@@ -252,7 +269,7 @@ class ComputerTurns:
                 return
             started = time.perf_counter()
             # "Bot is typing..." meanwhile, without making the decision wait for that request.
-            typing = asyncio.create_task(self._typing(game.channel_id))
+            typing = asyncio.create_task(self.indicate(game.channel_id))
             try:
                 decided = await self._decide(game, state)
             finally:
@@ -282,7 +299,8 @@ class ComputerTurns:
                 said = decided.header if decided.explained else outcome.action_line
                 header = "\n".join([*pending, said or decided.header])
                 pending = []
-                await self.post(outcome.game, outcome, header)
+                if self.post is not None:
+                    await self.post(outcome.game, outcome, header)
             else:
                 pending.extend(outcome.events)  # its play comes next, on the same board
             log.debug(
@@ -294,17 +312,6 @@ class ComputerTurns:
                 (committed - thought) * 1000,
                 (time.perf_counter() - committed) * 1000 if shown else 0.0,
             )
-
-    async def _typing(self, channel_id: int) -> None:
-        """ "Bot is typing..." in the channel until cancelled (best effort)."""
-        channel = self.bot.get_channel(channel_id)
-        if not isinstance(channel, discord.abc.Messageable):
-            return
-        try:
-            async with channel.typing():
-                await asyncio.Event().wait()
-        except (discord.HTTPException, aiohttp.ClientError, OSError):
-            pass  # only the indicator failed; the decision goes on
 
     async def _decide(self, game: Game, state: GameState) -> Decision:
         """The computer's next decision."""

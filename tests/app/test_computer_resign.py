@@ -1,4 +1,4 @@
-"""The computer's answer to an offer to resign (cogs.computer.resign_answer), on real positions
+"""The computer's answer to an offer to resign (app.computer.resign_answer), on real positions
 valued by the real evaluations, from the computer's side as the bot asks its worker pool."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from ai.types import MatchContext, PositionValue
 from ai.value import position_value
-from cogs.computer import COMPUTER_SEAT, resign_answer, valuation
+from app.computer import COMPUTER_SEAT, resign_answer, valuation
 from engine import Roll, parse_position
 from engine.game import MOVE, RESIGN_NAMES, ROLL, GameState
 

@@ -28,6 +28,7 @@ from dotenv import load_dotenv
 
 import health
 from ai.pool import AIPool
+from app.errors import Refusal
 from app.table import GameTable
 from cogs.options import OptionError
 from endpoints import apply_endpoint_overrides
@@ -395,6 +396,10 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
             await self._tell_user(interaction, str(error) or "You can't use this command here.")
             return
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if isinstance(original, Refusal):
+            log.info("command %s refused for user %s: %s", command, interaction.user.id, original)
+            await self._tell_user(interaction, str(original))
+            return
         await self.report_unexpected(interaction, original, f"command {command}")
 
     async def report_unexpected(
@@ -404,6 +409,10 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
 
         Slash commands reach this through ``on_error``; button callbacks call it directly.
         """
+        if isinstance(error, Refusal):
+            log.info("%s refused for user %s: %s", where, interaction.user.id, error)
+            await self._tell_user(interaction, str(error))
+            return
         if isinstance(error, DatabaseGoneError):
             # Logged CRITICAL once by the storage; nothing was recorded, and retrying is futile.
             log.error("refused %s in channel %s: %s", where, interaction.channel_id, error)

@@ -22,14 +22,12 @@ from engine.game import GAME_OVER, MATCH_OVER, MOVE, GameState, LastPlay, distin
 from render import render_board
 from render.game_scene import chain_text, dice_label, result_text, roll_text, scene_for_game
 from render.pool import RenderPool, RenderPoolClosed
-from storage import (
-    Challenge,
-    FinishedGame,
-    Game,
-    GameResult,
-    NewMove,
-    Storage,
-)
+
+# The records the use cases hand back, re-exported so that front ends never import storage.
+from storage import Challenge as Challenge
+from storage import FinishedGame as FinishedGame
+from storage import Game as Game
+from storage import GameResult, NewMove, Storage
 
 log = logging.getLogger(__name__)
 

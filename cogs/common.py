@@ -21,7 +21,7 @@ async def guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, An
 
 
 async def send_committed(
-    interaction: discord.Interaction[Any], send: Coroutine[Any, Any, None], recorded: str
+    interaction: discord.Interaction[Any], send: Coroutine[Any, Any, object], recorded: str
 ) -> bool:
     """Send the reply to an action that is already committed; False if Discord did not take
     it (5xx, 429, a late callback). Then never suggest trying again: tell the player privately

@@ -1,0 +1,1 @@
+"""Discord adapters: each cog parses interactions, calls app/ and presents the results."""

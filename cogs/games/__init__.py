@@ -1,0 +1,81 @@
+"""Slash commands and buttons that run games in channels (one game per channel or thread).
+
+The cog is an adapter: it parses interactions, calls the use cases of ``app/`` (challenges,
+play, the computer's turns) and shows their outcomes, keeping one live board message per game
+(:class:`cogs.boards.Boards`). Refusals come back as :class:`app.errors.Refusal` and are shown
+privately by the error boundary. The commands are split by topic into mixins of one cog.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from ai.pool import AIPool
+from app.challenges import Challenges
+from app.computer import ComputerTurns
+from app.play import Play
+from app.table import GameTable
+from cogs.games.buttons import ChallengeButton, GameButton
+from cogs.games.challenges import ChallengeCommands
+from cogs.games.info import InfoCommands
+from cogs.games.play import PlayCommands
+
+log = logging.getLogger(__name__)
+
+
+class Games(ChallengeCommands, PlayCommands, InfoCommands):
+    """Challenges and games."""
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(GameButton, ChallengeButton)
+        self.expire_challenges.start()
+
+    async def cog_unload(self) -> None:
+        self.expire_challenges.cancel()
+        await self.computer.close()
+        self.bot.remove_dynamic_items(GameButton, ChallengeButton)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        # Turns the computer owed when the bot stopped (even killed) are played now, and the
+        # boards committed but never posted are posted.
+        resumed = await self.computer.resume()
+        if resumed:
+            log.info("resumed the computer's turn in %d game(s)", resumed)
+        posted = await self.post_owed_boards()
+        if posted:
+            log.info("posted %d board(s) owed since before the restart", posted)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        command = interaction.command.name if interaction.command else ""
+        public = bool(getattr(interaction.namespace, "public", False))
+        if command != "board" or not public:  # a public /board shows it anyway
+            await self.deliver_owed_board(interaction)
+        return True
+
+
+def _computer_user(bot: commands.Bot) -> int:
+    assert bot.user is not None, "the computer acts only once the bot is logged in"
+    return bot.user.id
+
+
+async def setup(bot: commands.Bot) -> None:
+    table = getattr(bot, "table", None)
+    if not isinstance(table, GameTable):
+        raise RuntimeError("the bot must create its GameTable before loading cogs.games")
+    pool = getattr(bot, "ai_pool", None)
+    if not isinstance(pool, AIPool):
+        raise RuntimeError("the bot must start its AIPool before loading cogs.games")
+    computer = ComputerTurns(
+        table,
+        pool,
+        lambda: _computer_user(bot),
+        shards=lambda: getattr(bot, "owned_shards", None),
+    )
+    play = Play(table.db, table)
+    challenges = Challenges(table.db, table)
+    await bot.add_cog(Games(bot, table, play, challenges, computer))

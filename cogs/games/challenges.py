@@ -1,0 +1,292 @@
+"""/challenge, /accept and /decline, the challenge buttons, and the expiry of challenges."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+import discord
+from discord import app_commands
+from discord.ext import tasks
+
+from ai.types import LEVELS, STRONGEST
+from app.challenges import Answering, BotOpponent, describe_options, option_suggestions
+from app.computer import LEVEL_ABOUT, computer_name
+from app.table import Challenge, Outcome
+from cogs.boards import actor_id, ping
+from cogs.games.base import GamesBase, board_view, display, final_text, prompt, recorded
+from cogs.games.buttons import ChallengeButton
+from cogs.options import MatchLength, Variant
+from engine import get_variant
+from render.game_scene import plural
+
+log = logging.getLogger(__name__)
+
+LEVEL_CHOICES = [
+    app_commands.Choice(name=f"{level}: {LEVEL_ABOUT[level]}"[:100], value=level)
+    for level in LEVELS
+]
+
+
+class ChallengeCommands(GamesBase):
+    @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a game")
+    @app_commands.describe(
+        variant="Which game to play",
+        opponent="Who you want to play (leave empty for an open challenge anyone may accept)",
+        length="Match length in points (default 1: a single game)",
+        options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
+        level="Against this bot (the computer): how strong it plays (default: expert)",
+        hints="Allow /hint for both players (the game is then not rated); always on against "
+        "the computer",
+    )
+    @app_commands.choices(level=LEVEL_CHOICES)
+    @app_commands.guild_only()
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        variant: Variant,
+        opponent: discord.Member | None = None,
+        length: MatchLength = 1,
+        options: str | None = None,
+        level: app_commands.Choice[str] | None = None,
+        hints: bool = False,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        me = self.bot.user
+        computer = opponent is not None and me is not None and opponent.id == me.id
+        if opponent is not None and opponent.bot and not computer:
+            raise BotOpponent(
+                f"Other bots do not play here; challenge a person, or me "
+                f"({me.mention if me else 'this bot'}) to play the computer."
+            )
+        opened = await self.challenges.open(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            challenger_id=interaction.user.id,
+            opponent_id=None if opponent is None else opponent.id,
+            variant=variant.value,
+            length=length,
+            options=options or "",
+            hints=hints,
+            computer=computer,
+            level=level.value if level else None,
+        )
+        challenge = opened.challenge
+        if computer:
+            await self._start_against_computer(
+                interaction, challenge, level.value if level else STRONGEST
+            )
+            return
+        view = discord.ui.View(timeout=None)
+        view.add_item(ChallengeButton("accept", challenge.id))
+        view.add_item(ChallengeButton("decline", challenge.id))
+        game = (
+            f"**{get_variant(variant.value).name}**"
+            + (f" (match to {plural(length, 'point')})" if length > 1 else "")
+            + describe_options(variant.value, challenge.options)
+            + (" with hints allowed (not rated)" if hints else "")
+        )
+        minutes = plural(opened.minutes, "minute")
+        if opponent is None:
+            text = (
+                f"{interaction.user.mention} is looking for an opponent: {game}. Anyone may "
+                f"accept within {minutes} (Accept button or /accept)."
+            )
+        else:
+            text = (
+                f"{opponent.mention}, {interaction.user.mention} challenges you to {game}. "
+                f"Accept or decline within {minutes} (buttons, /accept or /decline)."
+            )
+        await interaction.response.send_message(
+            text, view=view, allowed_mentions=ping(None if opponent is None else opponent.id)
+        )
+        try:
+            message = await interaction.original_response()
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            # The challenge is posted and its buttons and /accept work without the id, which
+            # only lets the bot tidy the message up later.
+            log.warning("challenge %s posted but its message not re-read: %s", challenge.id, exc)
+            return
+        await self.challenges.remember_message(challenge.id, message.id)
+
+    @challenge.autocomplete("options")
+    async def challenge_options_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The chosen variant's options; what is typed so far is kept in front of each."""
+        variant = str(getattr(interaction.namespace, "variant", "") or "")
+        return [
+            app_commands.Choice(name=label, value=value)
+            for label, value in option_suggestions(variant, current)
+        ]
+
+    @app_commands.command(name="accept", description="Accept the challenge in this channel")
+    @app_commands.guild_only()
+    async def accept(self, interaction: discord.Interaction[Any]) -> None:
+        await self.answer_challenge(interaction, True, None)
+
+    @app_commands.command(name="decline", description="Decline the challenge in this channel")
+    @app_commands.guild_only()
+    async def decline(self, interaction: discord.Interaction[Any]) -> None:
+        await self.answer_challenge(interaction, False, None)
+
+    async def answer_challenge(
+        self, interaction: discord.Interaction[Any], accept: bool, challenge_id: int | None
+    ) -> None:
+        assert interaction.channel_id is not None
+        answering = await self.challenges.answering(
+            interaction.channel_id, interaction.user.id, accept, challenge_id
+        )
+        await self.acknowledge(interaction)
+        challenge = answering.challenge
+        if not accept:
+            who = display(interaction.user)
+            word = "withdrawn" if answering.status == "cancelled" else f"declined by {who}"
+
+            async def tidy() -> None:
+                await self._close_challenge(interaction, challenge, f"*Challenge {word}.*")
+
+            await self.challenges.close(answering, tidy)
+            await self.confirm(interaction, f"The challenge was {word}.")
+            return
+        names = (await self._challenger_name(interaction, challenge), display(interaction.user))
+        await self._accept(interaction, answering, names)
+
+    async def _challenger_name(
+        self, interaction: discord.Interaction[Any], challenge: Challenge
+    ) -> str:
+        guild = interaction.guild
+        challenger = guild.get_member(challenge.challenger_id) if guild else None
+        if challenger is None and guild is not None:
+            try:  # not cached without the members intent: ask Discord once
+                challenger = await guild.fetch_member(challenge.challenger_id)
+            except discord.HTTPException:
+                challenger = None
+        return display(challenger) if challenger else f"Player {challenge.challenger_id}"
+
+    async def _accept(
+        self, interaction: discord.Interaction[Any], answering: Answering, names: tuple[str, str]
+    ) -> None:
+        challenge = answering.challenge
+
+        async def show(outcome: Outcome) -> None:
+            await self._close_challenge(
+                interaction, challenge, f"*Accepted by {names[1]}: the game starts below.*"
+            )
+            header = (
+                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
+                f"{names[1]} (dark)"
+                + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+                + describe_options(challenge.variant, challenge.options)
+            )
+            opening = outcome.state.record
+            header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+            await self.reply_committed(
+                interaction,
+                challenge.channel_id,
+                self._first_board(interaction, outcome, header),
+                "You accepted: the game has started, but Discord did not take the reply. "
+                "/board shows the game.",
+            )
+
+        await self.challenges.accept(answering, interaction.user.id, names, show)
+
+    async def _first_board(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state, game = outcome.state, outcome.game
+        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
+        lines = [line for line in (header, *outcome.events, last) if line]
+        posted = await self.boards.post(
+            game.channel_id,
+            state,
+            "\n".join(lines),
+            board_view(game, state),
+            actor_id(game, state),
+            elsewhere=game.against_computer,
+            guild_id=game.guild_id,
+        )
+        await self.play.board_posted(game, posted.id)
+        await self.confirm(interaction, "")
+        self.after_action(outcome)
+
+    async def _start_against_computer(
+        self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
+    ) -> None:
+        """No accept step: the game starts at once, and the computer plays if it is its turn."""
+        names = (display(interaction.user), computer_name(level))
+
+        async def show(outcome: Outcome) -> None:
+            header = (
+                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} "
+                f"(dark), {LEVEL_ABOUT[level]}"
+                + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+                + describe_options(challenge.variant, challenge.options)
+                + ". Not rated; /hint is allowed."
+            )
+            opening = outcome.state.record
+            header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
+            # Nothing slow before this answer (the computer thinks afterwards, in its pool):
+            # the first board is the command's own reply.
+            await self.reply_committed(
+                interaction,
+                challenge.channel_id,
+                self._board_reply(interaction, outcome, header),
+                recorded(outcome),
+            )
+
+        outcome = await self.challenges.start_against_computer(challenge, names, level, show)
+        self.after_action(outcome)
+
+    async def _board_reply(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    ) -> None:
+        state, game = outcome.state, outcome.game
+        # The game is committed. Its picture waits behind the boards of games between people,
+        # which can take longer than Discord's 3 s: acknowledge first; the answer that fills
+        # the "thinking" message is the first board.
+        await interaction.response.defer(thinking=True)
+        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
+        kwargs: dict[str, Any] = {
+            "content": "\n".join(line for line in (header, *outcome.events, last) if line),
+            "file": await self.boards.file(
+                state,
+                theme=await self.boards.theme(game.guild_id),
+                elsewhere=game.against_computer,
+            ),
+            "allowed_mentions": ping(actor_id(game, state)),
+            "wait": True,
+        }
+        view = board_view(game, state)
+        if view is not None:
+            kwargs["view"] = view
+        message = await interaction.followup.send(**kwargs)
+        await self.play.board_posted(game, message.id)
+
+    async def _close_challenge(
+        self, interaction: discord.Interaction[Any], challenge: Challenge, status: str
+    ) -> None:
+        msg = interaction.message
+        if msg is not None:  # the challenge's own button was clicked
+            await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
+            return
+        message_id = await self.challenges.message_id(challenge)
+        await self.boards.retire(challenge.channel_id, message_id, status)
+
+    @tasks.loop(seconds=30)
+    async def expire_challenges(self) -> None:
+        try:
+            await self.expire_due()
+        except Exception:
+            log.exception("expiring challenges failed")
+
+    async def expire_due(self) -> int:
+        """Expire the challenges past their time and say so on their messages."""
+        expired = await self.challenges.expire_due(getattr(self.bot, "owned_shards", None))
+        for challenge in expired:
+            log.info("challenge %s expired", challenge.id)
+            await self.boards.retire(
+                challenge.channel_id, challenge.message_id, "*Expired: nobody accepted in time.*"
+            )
+        return len(expired)

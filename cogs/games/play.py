@@ -1,0 +1,275 @@
+"""Playing: /move (with its suggestions), /roll, /double, /take, /pass, the board's buttons,
+/board, /resign and /abort."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from app.play import AbortAlreadyAsked
+from app.table import Action, Game, Outcome
+from cogs.boards import NO_PINGS, has_buttons, ping
+from cogs.common import mention
+from cogs.games.base import GamesBase, player_name, prompt, recorded
+from cogs.looks import player_theme
+from engine.game import DOUBLE, MOVE, ROLL
+from interop.gnubg import gnubg_id
+from render.game_scene import roll_text
+
+RESIGN_CHOICES = [
+    app_commands.Choice(name="single game (Pin games: the loser's pips)", value=1),
+    app_commands.Choice(name="gammon (x2)", value=2),
+    app_commands.Choice(name="backgammon (x3)", value=3),
+]
+#: Autocomplete shows at most this many choices (Discord's limit).
+MAX_CHOICES = 25
+
+
+def play_label(text: str, pin_word: str) -> str:
+    """An autocomplete choice's name: the play, and whether it hits or pins (``pin_word``:
+    the variant's word, "traps" in NeverFinishing)."""
+    if not text:
+        return "pass (no legal move)"
+    notes = []
+    if "*" in text:
+        notes.append("hits")
+    if "^" in text:
+        notes.append(pin_word)
+    return (text + (f" - {', '.join(notes)}" if notes else ""))[:100]
+
+
+class PlayCommands(GamesBase):
+    async def _run_action(
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game,
+        action: Action,
+        kind: str,
+        header: Callable[[Outcome], str],
+        text: str = "",
+    ) -> None:
+        """Apply an action (the app refuses it with the reason) and show it under the lock."""
+        await self.acknowledge(interaction)
+
+        async def show(before: Game, old: Any, outcome: Outcome) -> None:
+            # Still under the lock: the next action waits until its board is out.
+            await self.reply_committed(
+                interaction,
+                game.channel_id,
+                self.present(interaction, before, old, outcome, header(outcome), kind),
+                recorded(outcome),
+            )
+
+        outcome = await self.play.act(game, interaction.user.id, action, kind, show, text)
+        self.after_action(outcome)
+
+    async def _active_game(self, interaction: discord.Interaction[Any]) -> Game:
+        assert interaction.channel_id is not None
+        return await self.play.active_game(interaction.channel_id)
+
+    @app_commands.command(name="move", description="Play your move in standard notation")
+    @app_commands.describe(play="Your play, e.g. 24/18 13/11, bar/22*, 6/off, 8/2(2) or pass")
+    @app_commands.guild_only()
+    async def move(self, interaction: discord.Interaction[Any], play: str) -> None:
+        game = await self._active_game(interaction)
+        self.play.check_turn(game, interaction.user.id, MOVE)
+
+        def header(outcome: Outcome) -> str:
+            name = player_name(game, outcome.state, interaction.user)
+            return outcome.action_line or f"{name}: {play}"
+
+        rng = self.table.rng
+        await self._run_action(
+            interaction, game, lambda s, seat: s.play(seat, play, rng), "play", header
+        )
+
+    @move.autocomplete("play")
+    async def move_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        game = await self.play.find_active_game(interaction.channel_id)
+        if game is None:
+            return []
+        chosen = self.play.play_suggestions(game, interaction.user.id, current)
+        pin_word = self.table.state_of(game).rules.pin_word
+        return [
+            app_commands.Choice(name=play_label(t, pin_word), value=t or "pass")
+            for t in chosen[:MAX_CHOICES]
+        ]
+
+    @app_commands.command(name="roll", description="Roll the dice (classic: instead of doubling)")
+    @app_commands.guild_only()
+    async def roll(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube(interaction, await self._active_game(interaction), "roll")
+
+    @app_commands.command(name="double", description="Offer a double before rolling (classic)")
+    @app_commands.guild_only()
+    async def double(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube(interaction, await self._active_game(interaction), "double")
+
+    @app_commands.command(name="take", description="Take the double you were offered")
+    @app_commands.guild_only()
+    async def take(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube(interaction, await self._active_game(interaction), "take")
+
+    @app_commands.command(
+        name="pass", description="Pass the double you were offered (lose the game)"
+    )
+    @app_commands.guild_only()
+    async def pass_(self, interaction: discord.Interaction[Any]) -> None:
+        await self._cube(interaction, await self._active_game(interaction), "pass")
+
+    async def button_action(
+        self, interaction: discord.Interaction[Any], action: str, game_id: int, version: int
+    ) -> None:
+        game = await self.play.game_for_button(game_id, version)
+        if action in ("rsyes", "rsno"):
+            await self._answer_resign(interaction, game, action == "rsyes")
+        else:
+            await self._cube(interaction, game, action)
+
+    async def _cube(self, interaction: discord.Interaction[Any], game: Game, action: str) -> None:
+        phase = DOUBLE if action in ("take", "pass") else ROLL
+        self.play.check_turn(game, interaction.user.id, phase)
+        rng = self.table.rng
+        actions: dict[str, Action] = {
+            "roll": lambda s, seat: s.roll(seat, rng),
+            "double": lambda s, seat: s.double(seat),
+            "take": lambda s, seat: s.take(seat, rng),
+            "pass": lambda s, seat: s.drop(seat),
+        }
+        name = player_name(game, self.table.state_of(game), interaction.user)
+
+        def header(outcome: Outcome) -> str:
+            # As the action left it: forced plays may already have moved the game on.
+            state = outcome.acted or outcome.state
+            if action == "roll":
+                dice = state.dice
+                rolled = f" {roll_text(dice.high, dice.low)}" if dice is not None else ""
+                return f"{name} rolls{rolled}."
+            if action == "double":
+                return f"{name} doubles to {state.cube * 2}."
+            if action == "take":
+                return f"{name} takes: the cube is at {state.cube}."
+            return f"{name} passes."
+
+        await self._run_action(interaction, game, actions[action], action, header)
+
+    @app_commands.command(name="board", description="Show the current board (only to you)")
+    @app_commands.describe(public="Post it in the channel for everyone (pings nobody)")
+    @app_commands.guild_only()
+    async def board(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+        game = await self._active_game(interaction)
+        await interaction.response.defer(ephemeral=not public, thinking=True)
+        state = self.table.state_of(game)
+        theme, viewer = await self.view_for(interaction, game, public)
+        lines = [prompt(game, state)]
+        if state.rules.has_gnubg_ids:
+            lines.append(f"gnubg ID: `{gnubg_id(state)}`")
+        if game.board_message_id is not None:
+            lines.append(
+                f"Live board: https://discord.com/channels/{game.guild_id}/{game.channel_id}/"
+                f"{game.board_message_id}"
+            )
+        await interaction.followup.send(
+            "\n".join(line for line in lines if line),
+            file=await self.boards.file(state, theme=theme, viewer=viewer),
+            allowed_mentions=NO_PINGS,
+            ephemeral=not public,
+        )
+        if public:  # the channel has seen the board now
+            self._owed_boards.discard(game.channel_id)
+            await self.play.board_shown(game)
+
+    async def view_for(
+        self, interaction: discord.Interaction[Any], game: Game, public: bool
+    ) -> tuple[str, int | None]:
+        """(theme, seat seen from) for a board shown to the user who asked: in the channel the
+        server's look (like every board there); privately the player's /preferences: their
+        theme, and their own side of the table if they play in this game and asked for it."""
+        server = await self.boards.theme(game.guild_id)
+        if public:
+            return server, None
+        prefs, seat = await self.play.viewer_preferences(game, interaction.user.id)
+        return player_theme(prefs, server), seat
+
+    @app_commands.command(name="resign", description="Resign the game, or offer to (classic, Pin)")
+    @app_commands.describe(
+        level="What you concede (classic and the Pin games; default a single game)"
+    )
+    @app_commands.choices(level=RESIGN_CHOICES)
+    @app_commands.guild_only()
+    async def resign(
+        self, interaction: discord.Interaction[Any], level: app_commands.Choice[int] | None = None
+    ) -> None:
+        game = await self._active_game(interaction)
+        self.play.check_resign(game, interaction.user.id)
+        chosen = 1 if level is None else level.value
+        name = player_name(game, self.table.state_of(game), interaction.user)
+
+        def header(outcome: Outcome) -> str:
+            if outcome.state.resign_offer is not None:
+                return f"{name} offers to resign."
+            return f"{name} resigns."
+
+        await self._run_action(
+            interaction, game, lambda s, seat: s.offer_resign(seat, chosen), "resign", header
+        )
+
+    async def _answer_resign(
+        self, interaction: discord.Interaction[Any], game: Game, accept: bool
+    ) -> None:
+        seat = self.play.check_resign_answer(game, interaction.user.id, accept)
+        state = self.table.state_of(game)
+        offer = state.resign_offer
+        assert offer is not None
+        name = state.players[seat]
+
+        def header(outcome: Outcome) -> str:
+            if accept:
+                return f"{name} accepts the resignation."
+            if seat == offer[0]:
+                return f"{name} withdraws the offer to resign."
+            return f"{name} rejects the offer to resign: the game goes on."
+
+        answer: Action = (
+            (lambda s, st: s.accept_resign(st)) if accept else (lambda s, st: s.reject_resign(st))
+        )
+        await self._run_action(interaction, game, answer, "resign" if accept else "note", header)
+
+    @app_commands.command(
+        name="abort", description="End the game without a result (both players, or a moderator)"
+    )
+    @app_commands.guild_only()
+    async def abort(self, interaction: discord.Interaction[Any]) -> None:
+        game = await self._active_game(interaction)
+        moderator = bool(interaction.permissions.manage_messages)
+        done = await self.play.abort(game, interaction.user.id, moderator=moderator)
+        other = done.other
+        if done.result == "requested":
+            await interaction.response.send_message(
+                f"{interaction.user.mention} wants to abort this game. "
+                f"{mention(other) if other else 'The opponent'}, use /abort to agree.",
+                allowed_mentions=ping(other),  # the opponent is asked to answer
+            )
+        elif done.result == "repeated":
+            raise AbortAlreadyAsked(
+                "You have already asked to abort this game; "
+                f"waiting for {mention(other) if other else 'your opponent'} to agree with /abort."
+            )
+        else:
+            if has_buttons(self.table.state_of(game)):
+                await self.boards.retire(game.channel_id, game.board_message_id, "*Aborted.*")
+            await self.reply_committed(
+                interaction,
+                game.channel_id,
+                interaction.response.send_message(
+                    "The game was aborted; it is not rated.", allowed_mentions=NO_PINGS
+                ),
+                "The game was aborted (not rated), but Discord did not take the reply.",
+            )

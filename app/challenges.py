@@ -23,6 +23,7 @@ from storage import (
     Shards,
     Storage,
 )
+from storage.checks import MAX_ID
 
 #: Runs under the channel's lock once the game is committed: shows its first board.
 Show = Callable[[Outcome], Awaitable[None]]
@@ -200,8 +201,10 @@ class Challenges:
         now = self.table.clock()
         if challenge_id is None:
             challenge = await self.db.get_open_challenge(channel_id, now=now)
-        else:
+        elif 0 <= challenge_id <= MAX_ID:
             challenge = await self.db.get_challenge(challenge_id)
+        else:  # a forged or garbled custom_id: no such challenge
+            challenge = None
         if challenge is None or challenge.status != "open" or challenge.is_expired(now):
             raise NoOpenChallenge()
         status: Answer

@@ -26,6 +26,7 @@ from storage import (
     PlayerPreferences,
     Storage,
 )
+from storage.checks import MAX_ID
 
 #: Runs under the channel's lock once the action is committed: shows it.
 Show = Callable[[Game, GameState, Outcome], Awaitable[None]]
@@ -120,6 +121,8 @@ class Play:
 
     async def game_for_button(self, game_id: int, version: int) -> Game:
         """The game a board's button acts on, if that board is still the current one."""
+        if not 0 <= game_id <= MAX_ID:  # a forged or garbled custom_id: no such game
+            raise GameOver()
         game = await self.db.get_game(game_id)
         if game is None or game.status != "active":
             raise GameOver()

@@ -167,3 +167,8 @@ def test_rule_options_parse_and_suggest() -> None:
     values = [value for _, value in option_suggestions("dutch", "mustEnterAll, p")]
     assert values == ["mustEnterAll, previousWinner"]
     assert option_suggestions("no-such-variant", "") == []
+
+
+async def test_a_forged_challenge_button_is_refused(challenges: Challenges) -> None:
+    with pytest.raises(NoOpenChallenge):
+        await challenges.answering(CHANNEL, BOB, accept=True, challenge_id=10**20)

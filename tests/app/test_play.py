@@ -130,3 +130,8 @@ def test_typed_plays_narrow_in_reading_order() -> None:
     assert narrow_plays(texts, "7/2") == ["13/7/2"]
     assert narrow_plays(texts, "pass") == [""]
     assert narrow_plays(texts, "nothing") == []
+
+
+async def test_a_forged_button_id_is_refused_not_crashed(play: Play) -> None:
+    with pytest.raises(GameOver):
+        await play.game_for_button(99999999999999999999, 1)

@@ -120,6 +120,10 @@ def recorded(outcome: Outcome) -> str:
     return "Your action was recorded, but Discord did not take the reply. /board shows the game."
 
 
+def message_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
 def display(user: discord.abc.User) -> str:
     return user.display_name[:32]
 
@@ -372,8 +376,11 @@ class GamesBase(commands.Cog):
                     actor != actor_id(before, old)
                     or (state.resign_offer is not None and old.resign_offer is None)
                 ):
+                    # The link names the guild itself: a message edited through a partial
+                    # channel has none, and its jump_url would point at direct messages.
+                    link = message_link(game.guild_id, channel_id, edited.id)
                     await self.boards.send_text(
-                        channel_id, "\n".join([*lines, f"{last} ({edited.jump_url})"]), actor
+                        channel_id, "\n".join([*lines, f"{last} ({link})"]), actor
                     )
                 await self.confirm(interaction, f"{lines[0] if lines else 'Done.'}")
                 return

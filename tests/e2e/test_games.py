@@ -179,6 +179,9 @@ async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscor
     assert any(c.startswith("bg:pass:") for c in board.custom_ids())
     await eventually(lambda: len(fake.pings) > pings, "the ping to the taker")
     assert [u for _, u in fake.pings[pings:]] == [taker]
+    # Its link leads to the board in this server, not to direct messages (channels/@me).
+    notice = fake.pings[pings][0].content
+    assert f"/channels/{fake.guild.id}/{table.channel.id}/{board.id}" in notice, notice
     await table.press(taker, "pass")
     assert "Game over" in board.content and "(pass)" in board.content
     assert board.custom_ids() == []  # nothing left to click

@@ -100,7 +100,10 @@ def final_text(outcome: Outcome) -> str:
             change = finished.change_for(user, state.variant)
             if change is not None:
                 delta = change.after.rating - change.before.rating
-                changes.append(f"{state.players[seat]} {change.after.rating:.0f} ({delta:+.0f})")
+                # "?": still provisional, as /leaderboard and /stats mark it.
+                mark = "?" if change.after.provisional else ""
+                rating = f"{change.after.rating:.0f}{mark}"
+                changes.append(f"{state.players[seat]} {rating} ({delta:+.0f})")
         if changes:
             text += "\nRatings: " + ", ".join(changes)
     if not outcome.game.rated:

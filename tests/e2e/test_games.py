@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -184,6 +185,8 @@ async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscor
     assert f"/channels/{fake.guild.id}/{table.channel.id}/{board.id}" in notice, notice
     await table.press(taker, "pass")
     assert "Game over" in board.content and "(pass)" in board.content
+    # First games: both ratings are provisional, marked as everywhere else.
+    assert re.search(r"Ratings: \S+ \d+\? \([+-]\d+\), \S+ \d+\? \([+-]\d+\)", board.content)
     assert board.custom_ids() == []  # nothing left to click
     assert len(board_images(fake, table.channel)) == images  # no new picture for the cube
     assert await table.game() is None

@@ -26,7 +26,8 @@ from typing import Any
 
 import asyncpg
 
-from storage.base import Storage, Tx, UniqueViolation
+from storage.base import Storage
+from storage.core import Tx, UniqueViolation
 from storage.errors import SchemaTooNewError, StorageError
 from storage.rows import Row
 from storage.schema import MIGRATIONS_DIR, Migration, load_migrations

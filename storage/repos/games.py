@@ -27,7 +27,7 @@ from storage.checks import (
 )
 from storage.core import Tx, UniqueViolation
 from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
-from storage.models import FinishedGame, Game, GameResult, Move, NewMove
+from storage.models import FinishedGame, Game, MatchResult, Move, NewMove
 from storage.repos.ratings import RatingsRepository
 from storage.rows import GAME_COLUMNS, game_from_row
 
@@ -248,7 +248,7 @@ class GameRepository(RatingsRepository):
         game_id: int,
         expected_version: int,
         final_state_json: str,
-        result: GameResult,
+        result: MatchResult,
         *,
         now: float,
         moves: Sequence[NewMove] = (),
@@ -262,7 +262,8 @@ class GameRepository(RatingsRepository):
 
         Rating (Glicko-2, one game = one rating period, each side against the other's pre-game
         rating): a tie/draw (0 points, no winner) is 0.5 each; every other kind, including
-        resign, timeout and a cube pass, is a win for the winner.
+        resign, timeout and a cube pass, is a win for the winner. ``result.winner_id`` is the
+        winner's user id (one of the players), not a seat.
         ``owe_board``: the channel is owed the final board (as in :meth:`commit_action`);
         without it, no board is owed any more.
         Raises :class:`ConflictError` (version moved on / not active) or

@@ -52,7 +52,7 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 class _SqliteTx:
-    """:class:`storage.base.Tx` over the connection, inside ``Database._transaction``."""
+    """:class:`storage.core.Tx` over the connection, inside ``Database._transaction``."""
 
     __slots__ = ("_conn",)
 

@@ -1,6 +1,15 @@
 """Persistence of the bot, the only package that contains SQL: the :class:`Storage` contract
-(storage.base) with two backends, SQLite (storage.database, the default) and PostgreSQL
-(storage.postgres)."""
+(storage.base, one repository per aggregate in storage.repos) with two backends, SQLite
+(storage.database, the default) and PostgreSQL (storage.postgres).
+
+Winner convention: at this boundary a winner is a **user id**. ``finish_game`` takes a
+:class:`MatchResult` whose ``winner_id`` is the user id of the match's winner (one of the game's
+``player_x`` / ``player_o``; None for a tie or draw), and a finished :class:`Game` reports it the
+same way. The engine's results name seats (0/1) instead: the caller converts a seat to a user id
+(seat 0 is ``player_x``, seat 1 ``player_o``) before calling storage, and nowhere else.
+``GameResult`` is a deprecated alias of :class:`MatchResult` (unrelated to the engine's
+``engine.game.GameResult``).
+"""
 
 from pathlib import Path
 
@@ -24,6 +33,7 @@ from storage.models import (
     GuildSettings,
     ImportedGame,
     LeaderboardRow,
+    MatchResult,
     Move,
     NewMove,
     PlayerPreferences,
@@ -48,6 +58,7 @@ __all__ = [
     "ImportedGame",
     "InvalidInputError",
     "LeaderboardRow",
+    "MatchResult",
     "Move",
     "NewMove",
     "PlayerPreferences",

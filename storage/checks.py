@@ -13,7 +13,7 @@ from storage.models import (
     MOVE_KINDS,
     OVERALL,
     RESULT_KINDS,
-    GameResult,
+    MatchResult,
     NewMove,
 )
 
@@ -99,10 +99,10 @@ def check_moves(moves: Sequence[NewMove]) -> None:
         check_text("move text", move.text, allow_empty=True)
 
 
-def check_result(result: GameResult, player_x: int, player_o: int) -> tuple[int, int]:
+def check_result(result: MatchResult, player_x: int, player_o: int) -> tuple[int, int]:
     """Validate a result against the game's players; return the final (score_x, score_o)."""
-    if not isinstance(result, GameResult):
-        raise InvalidInputError(f"result must be a GameResult, got {result!r}")
+    if not isinstance(result, MatchResult):
+        raise InvalidInputError(f"result must be a MatchResult, got {result!r}")
     if result.kind not in RESULT_KINDS:
         raise InvalidInputError(f"unknown result kind {result.kind!r}")
     points = check_count("points", result.points, 0, MAX_ID)

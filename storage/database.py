@@ -29,7 +29,8 @@ from typing import Any
 
 import aiosqlite
 
-from storage.base import Storage, Tx, UniqueViolation
+from storage.base import Storage
+from storage.core import Tx, UniqueViolation
 from storage.errors import DatabaseGoneError, InvalidInputError, SchemaTooNewError, StorageError
 from storage.rows import Row
 from storage.schema import MIGRATIONS_DIR, Migration, load_migrations
@@ -51,7 +52,7 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 class _SqliteTx:
-    """:class:`storage.base.Tx` over the connection, inside ``Database._transaction``."""
+    """:class:`storage.core.Tx` over the connection, inside ``Database._transaction``."""
 
     __slots__ = ("_conn",)
 

@@ -1,4 +1,12 @@
-"""Domain objects returned by :class:`storage.Database` (immutable snapshots of rows)."""
+"""Domain objects returned by :class:`storage.Database` (immutable snapshots of rows).
+
+Winner convention at the storage boundary: a winner is a Discord **user id** (``winner_id`` of
+:class:`MatchResult` and of :class:`Game`), never a seat index or a letter; None means no
+winner (a ``tie`` or ``draw``). Seats appear only in column names: ``player_x`` / ``score_x``
+are the first seat (the challenger, the engine's seat 0), ``player_o`` / ``score_o`` the second
+(seat 1; the computer in a game against it). Callers convert the engine's seats to user ids
+before calling storage.
+"""
 
 from __future__ import annotations
 
@@ -111,6 +119,7 @@ class Game:
     last_action_at: float
     reminded_at: float | None
     finished_at: float | None
+    #: The user id of the match's winner; None while active, when aborted, or for a tie/draw.
     winner_id: int | None
     result_kind: ResultKind | None
     points: int | None
@@ -176,13 +185,18 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
-    """How a game (or match) ended, as the engine / cog reports it.
+class MatchResult:
+    """How a stored game (a match of ``match_length`` points) ended, between user ids: the
+    input of ``finish_game`` and of a bulk import.
 
-    ``winner_id`` is None exactly for the 0-point kinds ``tie`` and ``draw``. ``points`` is what
-    the last game scored (cube value x 1/2/3, pips x 1/2/3, 2 for a mother win, 0 for a tie).
-    ``score_x`` / ``score_o`` are the final match scores; left None, they are derived for a
-    one-game match: the winner's score is ``points``, the loser's 0.
+    Not the engine's ``engine.game.GameResult`` (one game of a match, winner as a seat, no
+    match score): the caller converts that at the boundary (winner seat -> user id, plus the
+    final match score). ``winner_id`` is the user id of the match's winner, one of the game's
+    ``player_x`` / ``player_o``, and None exactly for the 0-point kinds ``tie`` and ``draw``.
+    ``kind`` and ``points`` are those of the last game (cube value x 1/2/3, pips x 1/2/3, 2 for
+    a mother win, 0 for a tie). ``score_x`` / ``score_o`` are the final match scores of the
+    seats ``player_x`` / ``player_o``; left None, they are derived for a one-game match: the
+    winner's score is ``points``, the loser's 0.
     """
 
     winner_id: int | None
@@ -190,6 +204,11 @@ class GameResult:
     points: int
     score_x: int | None = None
     score_o: int | None = None
+
+
+#: Deprecated alias of :class:`MatchResult`, kept so existing callers (cogs, bench, tests)
+#: still work; it is not the engine's ``engine.game.GameResult``. New code uses MatchResult.
+GameResult = MatchResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +319,7 @@ class ImportedGame:
     variant: str
     player_x: int
     player_o: int
-    result: GameResult
+    result: MatchResult
     created_at: float
     finished_at: float
     match_length: int = 1

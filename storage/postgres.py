@@ -1,7 +1,7 @@
 """The PostgreSQL backend of :class:`storage.base.Storage` (asyncpg), for several bot processes
 sharing one database.
 
-The operations and their SQL are the shared ones of :mod:`storage.base`; this module supplies
+The operations and their SQL are the shared ones of :mod:`storage.repos`; this module supplies
 the connection pool, the transactions and the migrations, and makes the read-modify-writes safe
 under PostgreSQL's default READ COMMITTED isolation, where (unlike SQLite's BEGIN IMMEDIATE)
 two writers run side by side:
@@ -26,7 +26,8 @@ from typing import Any
 
 import asyncpg
 
-from storage.base import Storage, Tx, UniqueViolation
+from storage.base import Storage
+from storage.core import Tx, UniqueViolation
 from storage.errors import SchemaTooNewError, StorageError
 from storage.rows import Row
 from storage.schema import MIGRATIONS_DIR, Migration, load_migrations
@@ -56,7 +57,7 @@ def _changed(status: str) -> int:
 
 
 class _PgTx:
-    """:class:`storage.base.Tx` over one pooled connection inside a transaction."""
+    """:class:`storage.core.Tx` over one pooled connection inside a transaction."""
 
     __slots__ = ("_conn",)
 

@@ -4,7 +4,7 @@ by every storage backend. Pure: rows in, rows out; the backends read and write t
 from __future__ import annotations
 
 from league import glicko2
-from storage.models import GameResult, PlayerStats
+from storage.models import MatchResult, PlayerStats
 
 StatsKey = tuple[int, str, int]  # (guild_id, variant, user_id)
 
@@ -67,7 +67,7 @@ def after_game(
 def rate(
     stats_x: PlayerStats,
     stats_o: PlayerStats,
-    result: GameResult,
+    result: MatchResult,
     scores: tuple[int, int],
     now: float,
     tau: float,

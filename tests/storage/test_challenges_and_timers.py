@@ -9,9 +9,9 @@ import pytest
 from storage import (
     ChannelBusyError,
     ConflictError,
-    GameResult,
     GuildSettings,
     InvalidInputError,
+    MatchResult,
     NewMove,
     Shards,
     Storage,
@@ -173,7 +173,7 @@ async def test_reminder_and_claim_sweeps(db: Storage) -> None:
     assert g1.id in [g.id for g in await db.games_needing_reminder(now=94 * HOUR)]
 
     # Finished games are never swept.
-    await db.finish_game(g3.id, 0, "{}", GameResult(5, "timeout", 1), now=73 * HOUR)
+    await db.finish_game(g3.id, 0, "{}", MatchResult(5, "timeout", 1), now=73 * HOUR)
     assert g3.id not in [g.id for g in await db.claimable_games(now=1e12)]
     assert g3.id not in [g.id for g in await db.games_needing_reminder(now=1e12)]
     assert not await db.mark_reminded(g3.id, now=1e12)

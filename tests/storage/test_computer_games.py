@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storage import Database, GameResult
+from storage import Database, MatchResult
 
 from .conftest import CHANNEL, GUILD
 
@@ -16,7 +16,7 @@ async def finish(db: Database, game_id: int, winner: int | None, kind: str = "si
         game_id,
         game.version,
         "{}",
-        GameResult(winner, kind, 0 if winner is None else 1),  # type: ignore[arg-type]
+        MatchResult(winner, kind, 0 if winner is None else 1),  # type: ignore[arg-type]
         now=2000.0,
     )
 

@@ -15,8 +15,8 @@ import pytest
 from storage import (
     ChannelBusyError,
     ConflictError,
-    GameResult,
     InvalidInputError,
+    MatchResult,
     NewMove,
     Storage,
     StorageError,
@@ -53,7 +53,7 @@ async def test_one_active_game_per_channel(db: Storage) -> None:
     assert [g.id for g in await db.list_active_games()] == [first.id, other_channel.id]
 
     # Once the game is over the channel is free again.
-    await db.finish_game(first.id, 0, "{}", GameResult(1, "single", 1), now=2000.0)
+    await db.finish_game(first.id, 0, "{}", MatchResult(1, "single", 1), now=2000.0)
     again = await new_game(db, x=3, o=4, now=2001.0)
     assert (await db.get_active_game(CHANNEL)) == again
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import Database, GameResult, ImportedGame, NewMove, Storage
+from storage import Database, ImportedGame, MatchResult, NewMove, Storage
 from storage.migrate import MigrationFailed, migrate
 from storage.postgres import PostgresDatabase
 from tests.postgres_server import Cluster
@@ -32,7 +32,7 @@ async def _fill(db: Storage) -> dict[str, int]:
             "pin",
             10 + i % 3,
             20 + i % 2,
-            GameResult(10 + i % 3, "single", 1),
+            MatchResult(10 + i % 3, "single", 1),
             float(i),
             float(i) + 1,
         )
@@ -45,7 +45,7 @@ async def _fill(db: Storage) -> dict[str, int]:
     ids["active"] = active.id
     done = await new_game(db, channel=2, x=1, o=3, now=100.0)
     await db.finish_game(
-        done.id, 0, "{}", GameResult(3, "gammon", 2), now=200.0, moves=[NewMove(3, "play", "x")]
+        done.id, 0, "{}", MatchResult(3, "gammon", 2), now=200.0, moves=[NewMove(3, "play", "x")]
     )
     ids["finished"] = done.id
     gone = await new_game(db, channel=3, x=4, o=5, variant="dutch", now=100.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storage import GameResult, NewMove, Storage, open_storage
+from storage import MatchResult, NewMove, Storage, open_storage
 from tests.storage.conftest import CHANNEL, GUILD, new_game
 
 
@@ -53,7 +53,7 @@ async def test_a_new_game_and_a_finish_can_owe_boards(db: Storage) -> None:
     stored = await db.get_game(game.id)
     assert stored is not None and stored.board_owed_version == 0
     finished = await db.finish_game(
-        game.id, 0, "{}", GameResult(1, "single", 1), now=2.0, owe_board=True
+        game.id, 0, "{}", MatchResult(1, "single", 1), now=2.0, owe_board=True
     )
     assert finished.game.board_owed_version == 1
     # A finished game's final board is still owed; an aborted game owes nothing.
@@ -63,7 +63,7 @@ async def test_a_new_game_and_a_finish_can_owe_boards(db: Storage) -> None:
     assert [g.id for g in await db.list_owed_boards()] == [game.id]
     # Finishing without a board (e.g. a timeout announced in text) clears the debt.
     third = await db.create_game(GUILD, CHANNEL + 2, "pin", 5, 6, "{}", now=1.0, owe_board=True)
-    done = await db.finish_game(third.id, 0, "{}", GameResult(5, "single", 1), now=2.0)
+    done = await db.finish_game(third.id, 0, "{}", MatchResult(5, "single", 1), now=2.0)
     assert done.game.board_owed_version is None
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from storage import GameResult, SchemaTooNewError, StorageError
+from storage import MatchResult, SchemaTooNewError, StorageError
 from storage.postgres import PG_MIGRATIONS_DIR, PostgresDatabase
 from storage.schema import MIGRATIONS_DIR, load_migrations
 from tests.postgres_server import Cluster
@@ -82,7 +82,7 @@ async def test_newer_schema_is_refused_and_failed_migration_rolled_back(
 
 async def _finish_many(db: PostgresDatabase, games: list[int], star: int) -> None:
     for game_id in games:
-        await db.finish_game(game_id, 0, "{}", GameResult(star, "single", 1), now=2000.0)
+        await db.finish_game(game_id, 0, "{}", MatchResult(star, "single", 1), now=2000.0)
 
 
 async def test_concurrent_finishes_over_several_connections_lose_no_update(url: str) -> None:

@@ -10,9 +10,9 @@ from league import glicko2
 from storage import (
     OVERALL,
     ConflictError,
-    GameResult,
     ImportedGame,
     InvalidInputError,
+    MatchResult,
     NewMove,
     PlayerStats,
     Storage,
@@ -38,7 +38,7 @@ async def play(
     game = await new_game(
         db, channel=next(_channels), x=x, o=o, variant=variant, now=now - 1, guild=guild
     )
-    return await db.finish_game(game.id, 0, "{}", GameResult(winner, kind, points), now=now)
+    return await db.finish_game(game.id, 0, "{}", MatchResult(winner, kind, points), now=now)
 
 
 async def test_finish_game_records_result_ratings_stats_and_history(db: Storage) -> None:
@@ -48,7 +48,7 @@ async def test_finish_game_records_result_ratings_stats_and_history(db: Storage)
         game.id,
         1,
         '{"final": true}',
-        GameResult(2, "backgammon", 42),
+        MatchResult(2, "backgammon", 42),
         now=1100.0,
         moves=[NewMove(2, "play", "6/off")],
     )
@@ -110,7 +110,7 @@ async def test_finish_game_is_atomic(db: Storage, monkeypatch: pytest.MonkeyPatc
     # Fail after the game row and both rating rows were written, before the history.
     monkeypatch.setattr(type(db), "_insert_history", broken)
     with pytest.raises(RuntimeError):
-        await db.finish_game(game.id, 0, "{}", GameResult(1, "gammon", 2), now=1100.0)
+        await db.finish_game(game.id, 0, "{}", MatchResult(1, "gammon", 2), now=1100.0)
     monkeypatch.undo()
 
     assert await db.get_game(game.id) == game  # still active, same version
@@ -118,33 +118,47 @@ async def test_finish_game_is_atomic(db: Storage, monkeypatch: pytest.MonkeyPatc
     assert await db.rating_history(GUILD, 1) == []
     assert await db.leaderboard_count(GUILD) == 0
 
-    done = await db.finish_game(game.id, 0, "{}", GameResult(1, "gammon", 2), now=1100.0)
+    done = await db.finish_game(game.id, 0, "{}", MatchResult(1, "gammon", 2), now=1100.0)
     assert done.game.status == "finished"
     assert len(await db.rating_history(GUILD, 1)) == 1
+
+
+async def test_the_engine_result_is_refused_and_the_old_name_still_works(db: Storage) -> None:
+    """storage's result names the winner by user id; the engine's, by seat. Passing the
+    engine's by mistake is refused, not misread; ``storage.GameResult`` is still MatchResult."""
+    import storage
+    from engine.game import GameResult as EngineResult
+
+    assert storage.GameResult is MatchResult
+    game = await new_game(db, x=1, o=2)
+    with pytest.raises(InvalidInputError, match="MatchResult"):
+        await db.finish_game(game.id, 0, "{}", EngineResult(0, 1, "single"), now=1100.0)  # type: ignore[arg-type]
+    done = await db.finish_game(game.id, 0, "{}", storage.GameResult(2, "single", 1), now=1100.0)
+    assert done.game.winner_id == 2
 
 
 async def test_finish_game_conflicts_and_bad_results_write_nothing(db: Storage) -> None:
     game = await new_game(db, x=1, o=2)
     bad_results = [
-        GameResult(3, "single", 1),  # not a player
-        GameResult(None, "single", 1),  # a win needs a winner
-        GameResult(1, "tie", 0),  # a tie has no winner
-        GameResult(None, "draw", 2),  # draws score 0
-        GameResult(1, "single", -1),
-        GameResult(1, "landslide", 1),  # type: ignore[arg-type]
-        GameResult(1, "single", 1, score_x=1, score_o=None),
+        MatchResult(3, "single", 1),  # not a player
+        MatchResult(None, "single", 1),  # a win needs a winner
+        MatchResult(1, "tie", 0),  # a tie has no winner
+        MatchResult(None, "draw", 2),  # draws score 0
+        MatchResult(1, "single", -1),
+        MatchResult(1, "landslide", 1),  # type: ignore[arg-type]
+        MatchResult(1, "single", 1, score_x=1, score_o=None),
     ]
     for result in bad_results:
         with pytest.raises(InvalidInputError):
             await db.finish_game(game.id, 0, "{}", result, now=1100.0)
     with pytest.raises(ConflictError):
-        await db.finish_game(game.id, 1, "{}", GameResult(1, "single", 1), now=1100.0)
+        await db.finish_game(game.id, 1, "{}", MatchResult(1, "single", 1), now=1100.0)
     assert await db.get_game(game.id) == game
     assert await db.player_stats(GUILD, 1) == []
 
-    await db.finish_game(game.id, 0, "{}", GameResult(1, "single", 1), now=1100.0)
+    await db.finish_game(game.id, 0, "{}", MatchResult(1, "single", 1), now=1100.0)
     with pytest.raises(ConflictError):  # finishing twice
-        await db.finish_game(game.id, 1, "{}", GameResult(1, "single", 1), now=1200.0)
+        await db.finish_game(game.id, 1, "{}", MatchResult(1, "single", 1), now=1200.0)
     stats = await db.get_player_stats(GUILD, 1)
     assert stats is not None and stats.games == 1
 
@@ -199,7 +213,7 @@ async def test_streaks_and_match_scores(db: Storage) -> None:
     # A match to 5: the final scores, not the last game's points, go to the totals.
     game = await new_game(db, channel=next(_channels), x=3, o=4)
     await db.finish_game(
-        game.id, 0, "{}", GameResult(4, "gammon", 2, score_x=3, score_o=5), now=2000.0
+        game.id, 0, "{}", MatchResult(4, "gammon", 2, score_x=3, score_o=5), now=2000.0
     )
     s3, s4 = await db.get_player_stats(GUILD, 3), await db.get_player_stats(GUILD, 4)
     assert s3 is not None and s4 is not None
@@ -292,12 +306,12 @@ async def test_recent_games(db: Storage) -> None:
 
 
 async def test_bulk_import_matches_finish_game(db: Storage) -> None:
-    results: list[tuple[int, int, GameResult, str]] = [
-        (1, 2, GameResult(1, "gammon", 2), "classic"),
-        (2, 3, GameResult(None, "tie", 0), "pin-mother"),
-        (3, 1, GameResult(3, "mother", 2), "pin-mother"),
-        (1, 2, GameResult(2, "resign", 1), "classic"),
-        (2, 1, GameResult(2, "single", 1, score_x=5, score_o=4), "dutch"),
+    results: list[tuple[int, int, MatchResult, str]] = [
+        (1, 2, MatchResult(1, "gammon", 2), "classic"),
+        (2, 3, MatchResult(None, "tie", 0), "pin-mother"),
+        (3, 1, MatchResult(3, "mother", 2), "pin-mother"),
+        (1, 2, MatchResult(2, "resign", 1), "classic"),
+        (2, 1, MatchResult(2, "single", 1, score_x=5, score_o=4), "dutch"),
     ]
     for i, (x, o, result, variant) in enumerate(results):
         game = await new_game(db, channel=next(_channels), x=x, o=o, variant=variant)
@@ -328,7 +342,7 @@ async def test_bulk_import_matches_finish_game(db: Storage) -> None:
 
     with pytest.raises(InvalidInputError):
         await db.bulk_import_finished_games(
-            [ImportedGame(other_guild, 5, "classic", 1, 2, GameResult(9, "single", 1), 1.0, 2.0)]
+            [ImportedGame(other_guild, 5, "classic", 1, 2, MatchResult(9, "single", 1), 1.0, 2.0)]
         )
     assert await db.leaderboard_count(other_guild) == 3  # rolled back as a whole
 

@@ -1,0 +1,139 @@
+"""Settings and preferences: a guild's settings (timers, board theme) and a player's own
+preferences (the same in every guild)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from storage.checks import MAX_SETTING_SECONDS, check_count, check_id, check_theme_name, check_time
+from storage.core import StorageCore
+from storage.errors import InvalidInputError
+from storage.models import GuildSettings, PlayerPreferences
+
+
+class SettingsRepository(StorageCore):
+    """The ``guild_settings`` and ``player_preferences`` tables."""
+
+    # ------------------------------------------------------------------ guild settings
+
+    _SETTINGS_COLUMNS = (
+        "reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds, board_theme"
+    )
+
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, or the defaults if it never changed them."""
+        check_id("guild_id", guild_id)
+        row = await self._fetch_by_key(
+            f"SELECT {self._SETTINGS_COLUMNS} FROM guild_settings WHERE guild_id = ?",
+            (guild_id,),
+        )
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(guild_id, *row)
+
+    async def set_guild_settings(
+        self,
+        guild_id: int,
+        *,
+        reminder_after_seconds: int | None = None,
+        claim_after_seconds: int | None = None,
+        challenge_expiry_seconds: int | None = None,
+        board_theme: str | None = None,
+    ) -> GuildSettings:
+        """Change the given settings (None = keep); returns the settings now in force.
+        ``board_theme`` is a theme name; which names exist is the renderer's business."""
+        check_id("guild_id", guild_id)
+        changes: dict[str, int | str | None] = {
+            "reminder_after_seconds": reminder_after_seconds,
+            "claim_after_seconds": claim_after_seconds,
+            "challenge_expiry_seconds": challenge_expiry_seconds,
+        }
+        for name, value in changes.items():
+            if value is not None:
+                check_count(name, value, 1, MAX_SETTING_SECONDS)
+        if board_theme is not None:
+            changes["board_theme"] = check_theme_name(board_theme)
+        async with self._write() as tx:
+            await self._lock_guild(tx, guild_id)
+            rows = await tx.fetchall(
+                f"SELECT {self._SETTINGS_COLUMNS} FROM guild_settings WHERE guild_id = ?"
+                + self._FOR_UPDATE,
+                (guild_id,),
+            )
+            current = GuildSettings(guild_id, *rows[0]) if rows else GuildSettings(guild_id)
+            new = replace(current, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+            await tx.execute(
+                "INSERT INTO guild_settings (guild_id, reminder_after_seconds, "
+                "claim_after_seconds, challenge_expiry_seconds, board_theme) "
+                "VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET "
+                "reminder_after_seconds = excluded.reminder_after_seconds, "
+                "claim_after_seconds = excluded.claim_after_seconds, "
+                "challenge_expiry_seconds = excluded.challenge_expiry_seconds, "
+                "board_theme = excluded.board_theme",
+                (
+                    guild_id,
+                    new.reminder_after_seconds,
+                    new.claim_after_seconds,
+                    new.challenge_expiry_seconds,
+                    new.board_theme,
+                ),
+            )
+        return new
+
+    # ------------------------------------------------------------------ player preferences
+
+    async def get_player_preferences(self, user_id: int) -> PlayerPreferences:
+        """The player's preferences (the same in every server), or the defaults."""
+        check_id("user_id", user_id)
+        row = await self._fetch_by_key(
+            "SELECT board_theme, own_side FROM player_preferences WHERE user_id = ?", (user_id,)
+        )
+        if row is None:
+            return PlayerPreferences(user_id)
+        return PlayerPreferences(user_id, row[0], bool(row[1]))
+
+    async def set_player_preferences(
+        self,
+        user_id: int,
+        *,
+        now: float,
+        board_theme: str | None = None,
+        own_side: bool | None = None,
+        server_theme: bool = False,
+    ) -> PlayerPreferences:
+        """Change the given preferences (None = keep; ``server_theme=True`` forgets the chosen
+        theme, so boards follow each server's); returns the preferences now in force."""
+        check_id("user_id", user_id)
+        check_time("now", now)
+        if board_theme is not None:
+            check_theme_name(board_theme)
+            if server_theme:
+                raise InvalidInputError("give board_theme or server_theme, not both")
+        if own_side is not None and not isinstance(own_side, bool):
+            raise InvalidInputError(f"own_side must be a bool, got {own_side!r}")
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                "SELECT board_theme, own_side FROM player_preferences WHERE user_id = ?"
+                + self._FOR_UPDATE,
+                (user_id,),
+            )
+            current = (
+                PlayerPreferences(user_id, rows[0][0], bool(rows[0][1]))
+                if rows
+                else PlayerPreferences(user_id)
+            )
+            new = PlayerPreferences(
+                user_id,
+                None if server_theme else (board_theme or current.board_theme),
+                current.own_side if own_side is None else own_side,
+            )
+            # Two first-time /preferences at once: the upsert keeps both from failing.
+            await tx.execute(
+                "INSERT INTO player_preferences (user_id, board_theme, own_side, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
+                "board_theme = excluded.board_theme, own_side = excluded.own_side, "
+                "updated_at = excluded.updated_at",
+                (user_id, new.board_theme, int(new.own_side), now),
+            )
+        return new

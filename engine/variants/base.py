@@ -93,8 +93,17 @@ class Variant:
     scores_gammons: ClassVar[bool] = True
     #: Whether a point can hold checkers of both sides (one covering the other).
     stacks_mix: ClassVar[bool] = False
-    #: Standard backgammon positions, which gnubg's position and match IDs describe.
+    #: Standard backgammon, which gnubg's position and match IDs and the .mat format describe.
     has_gnubg_ids: ClassVar[bool] = False
+
+    @property
+    def entry_pile(self) -> str | None:
+        """Where X's entries (step source 25) come from: ``"bar"`` or ``"reserve"``, or None
+        where the variant has both (Dutch: the bar empties first, so only a position tells).
+        A variant with neither (the Pin games) never enters; it says "bar"."""
+        if self.has_reserve:
+            return None if self.has_bar else "reserve"
+        return "bar"
 
     # --- options -----------------------------------------------------------------------------
 

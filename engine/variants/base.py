@@ -186,6 +186,12 @@ class Variant:
             return self.score_win(pos)
         return None
 
+    def mother_may_end(self, pos: Position) -> bool:
+        """Whether ``result`` may end the game in ``pos`` although nobody has borne off all
+        fifteen (the mother rule, ``has_mother``): a cheap test that lets callers skip
+        ``result`` for most positions. Never true without the mother rule."""
+        return False
+
     def score_win(self, pos: Position) -> Result:
         """X has borne off all 15 checkers."""
         raise NotImplementedError

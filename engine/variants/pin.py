@@ -117,6 +117,10 @@ class PinMother(Pin):
             return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
         return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 
+    def mother_may_end(self, pos: Position) -> bool:
+        # A mother can be pinned only where the other side has a checker on its 24-point.
+        return O in pos.points[1] or X in pos.points[24]
+
     def result(self, pos: Position) -> Result | None:
         if pos.off[0] == NUM_CHECKERS:
             return self.score_win(pos)

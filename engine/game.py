@@ -30,6 +30,8 @@ GAME_OVER = "game_over"  # a game of a longer match ended; next_game() starts th
 MATCH_OVER = "match_over"
 
 MAX_CUBE = 64
+#: The longest match players may start (the bot's commands offer 1 to this many points).
+MAX_MATCH_LENGTH = 25
 #: Forced plays are played automatically; this bounds a pathological run of them in one call.
 MAX_AUTO_PLAYS = 500
 FORMAT_VERSION = 1
@@ -625,6 +627,7 @@ __all__ = [
     "DOUBLE",
     "GAME_OVER",
     "MATCH_OVER",
+    "MAX_MATCH_LENGTH",
     "MOVE",
     "RESIGN_NAMES",
     "ROLL",

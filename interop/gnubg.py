@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 
-from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, GameState
+from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, GameState, ResultKind
 from engine.position import O, Position, X
 from engine.variants import VARIANTS
 
@@ -58,9 +58,9 @@ def _game_state(state: GameState) -> tuple[int, int]:
     if state.phase not in (GAME_OVER, MATCH_OVER) or state.result is None:
         return _PLAYING, 0
     kind = state.result.kind
-    if kind == "pass":
+    if kind == ResultKind.PASS:
         return _DROPPED, 0
-    if kind in ("resign", "timeout"):
+    if kind in (ResultKind.RESIGN, ResultKind.TIMEOUT):
         return _RESIGNED, 1
     return _OVER, 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection
+from enum import StrEnum
 from typing import ClassVar, NamedTuple
 
 from engine.frozen import FrozenValue
@@ -26,6 +27,21 @@ class RuleOption(NamedTuple):
     about: str
 
 
+class ResultKind(StrEnum):
+    """How a game ended. A variant's ``result`` gives the first six; the game flow adds the
+    concessions. Members are their strings (as stored in the state JSON and the database)."""
+
+    SINGLE = "single"
+    GAMMON = "gammon"
+    BACKGAMMON = "backgammon"
+    MOTHER = "mother"  # pin-mother: a pinned mother (§3.3.8)
+    TIE = "tie"  # pin-mother: both mothers pinned
+    DRAW = "draw"  # a dead position: nobody can move any more
+    RESIGN = "resign"
+    TIMEOUT = "timeout"  # a win claimed on time
+    PASS = "pass"  # the cube was passed (dropped)
+
+
 class Result(FrozenValue):
     """How a game ended, from the point of view of the position's X (the mover).
 
@@ -37,9 +53,9 @@ class Result(FrozenValue):
     _fields = ("winner", "points", "kind")
     winner: str | None
     points: int
-    kind: str  # single | gammon | backgammon | mother | tie | draw
+    kind: ResultKind  # single | gammon | backgammon | mother | tie | draw
 
-    def __init__(self, winner: str | None, points: int, kind: str) -> None:
+    def __init__(self, winner: str | None, points: int, kind: ResultKind) -> None:
         self._set(winner=winner, points=points, kind=kind)
 
 

@@ -87,8 +87,6 @@ class Evaluator:
     """Evaluation for one variant. Subclasses adjust scoring and features, never callers."""
 
     variant_id: ClassVar[str] = ""
-    #: Whether the pin-mother mother checker feature is computed.
-    mother: ClassVar[bool] = False
 
     #: A subclass's extra logit term for contact positions: its key in the variant's weight
     #: table, its weights when the table has none (X's features, then O's), and its features
@@ -110,7 +108,7 @@ class Evaluator:
     def features(
         self, rules: Variant, positions: Sequence[Position], enc: Encoded | None = None
     ) -> tuple[FloatArray, FloatArray]:
-        return feature_matrix(rules, positions, mother=self.mother, enc=enc)
+        return feature_matrix(rules, positions, mother=rules.has_mother, enc=enc)
 
     def extra_features(self, enc: Encoded) -> tuple[FloatArray, FloatArray]:
         """X's and O's features of the extra term, one row per position."""
@@ -139,15 +137,11 @@ class Evaluator:
             logit = logit + extra
         p: FloatArray = 1.0 / (1.0 + np.exp(-np.clip(logit, -30.0, 30.0)))
         for i, pos in enumerate(positions):
-            if pos.off[0] == 15 or pos.off[1] == 15 or self.may_end(pos):
+            if pos.off[0] == 15 or pos.off[1] == 15 or rules.mother_may_end(pos):
                 result = rules.result(pos)
                 if result is not None:
                     p[i] = 1.0 if result.winner == "X" else 0.0 if result.winner else 0.5
         return p
-
-    def may_end(self, pos: Position) -> bool:
-        """Whether ``rules.result`` can be non-None without a side having borne off all."""
-        return False
 
     def stakes(self, rows: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Expected points X wins when winning and loses when losing (single games by default),
@@ -185,7 +179,7 @@ class Evaluator:
             win = np.minimum(win * cube, need_x)
             lose = np.minimum(lose * cube, need_o)
         for i, pos in enumerate(positions):
-            if pos.off[0] == 15 or self.may_end(pos):
+            if pos.off[0] == 15 or rules.mother_may_end(pos):
                 result = rules.result(pos)
                 if result is not None and result.winner is not None:
                     pts = float(result.points)
@@ -247,12 +241,9 @@ class PinEvaluator(Evaluator):
 
 class PinMotherEvaluator(PinEvaluator):
     variant_id = "pin-mother"
-    mother = True
-    # Its checkers on 24 are mothers (``mother_risk``); not measured there yet.
+    # Its checkers on 24 are mothers (``mother_risk``, from ``rules.has_mother``); not
+    # measured there yet.
     extra_default = (0.0, 0.0, 0.0, 0.0)
-
-    def may_end(self, pos: Position) -> bool:
-        return "O" in pos.points[1] or "X" in pos.points[24]
 
 
 #: Logit per unit of ``ai.features.DEEP_COVER_FEATURES`` (X's, then O's), Blocking only.

@@ -99,7 +99,7 @@ class LearnedEvaluator:
             equity = p * min(cube, need_x) - (1.0 - p) * min(cube, need_o)
         equity = np.asarray(equity, dtype=np.float64)
         for i, pos in enumerate(positions):
-            if pos.off[0] == 15 or (rules.has_mother and _mother_may_end(pos)):
+            if pos.off[0] == 15 or rules.mother_may_end(pos):
                 result = rules.result(pos)
                 if result is None:
                     continue
@@ -110,11 +110,6 @@ class LearnedEvaluator:
                 else:
                     p[i], equity[i] = 0.0, -min(result.points * cube, need_o)
         return equity, np.asarray(p, dtype=np.float64)
-
-
-def _mother_may_end(pos: Position) -> bool:
-    """Pin-mother: a mother may be pinned (the game can end without anyone bearing off)."""
-    return "O" in pos.points[1] or "X" in pos.points[24]
 
 
 def load_learned(variant_id: str, directory: Path = WEIGHTS_DIR) -> LearnedEvaluator | None:

@@ -45,7 +45,7 @@ from ai.players import BASELINE, choose_play, level_spec
 from ai.search import chain_values
 from ai.types import MatchContext
 from engine import ChainDice, Dice, Play, Position, Variant, get_variant
-from engine.game import GameResult, GameState
+from engine.game import GameResult, GameState, ResultKind
 
 VARIANTS = tuple(HEADS)
 DEFAULT_DIR = Path("data/train")
@@ -303,13 +303,13 @@ def result_targets(heads: tuple[str, ...], result: GameResult) -> FloatArray:
     """The final values of the heads for seat 0."""
     won = result.winner == 0
     lost = result.winner == 1
-    double = result.kind in ("gammon", "backgammon")
+    double = result.kind in (ResultKind.GAMMON, ResultKind.BACKGAMMON)
     values = {
         "win": 1.0 if won else 0.0 if lost else 0.5,
         "gammon_win": float(won and double),
         "gammon_loss": float(lost and double),
-        "bg_win": float(won and result.kind == "backgammon"),
-        "bg_loss": float(lost and result.kind == "backgammon"),
+        "bg_win": float(won and result.kind == ResultKind.BACKGAMMON),
+        "bg_loss": float(lost and result.kind == ResultKind.BACKGAMMON),
         "points_win": min(result.points / POINTS_SCALE, 1.0) if won else 0.0,
         "points_loss": min(result.points / POINTS_SCALE, 1.0) if lost else 0.0,
     }

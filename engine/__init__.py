@@ -6,8 +6,8 @@ Public API: positions and their text form, legal plays, notation, and the game f
 from engine.dice import ChainDice, Dice, Roll
 from engine.errors import EngineError, GameError, IllegalPlayError, InvalidPlayError, PositionError
 from engine.movegen import legal_plays
-from engine.notation import format_play, parse_play
-from engine.play import Play, Step
+from engine.notation import parse_play
+from engine.play import Play, Step, format_play
 from engine.position import BAR, OFF, O, Position, X, make_position
 from engine.text import format_position, parse_position
 from engine.variants import VARIANTS, Result, Variant, get_variant

@@ -47,10 +47,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.dice import ChainDice
+from engine.play import Leaf
 from engine.position import BAR, NUM_CHECKERS, OFF, O, Position, X
 
 if TYPE_CHECKING:
-    from engine.movegen import _Leaf
     from engine.variants import Variant
 
 #: Bit offsets of the points' counts in ``_counts``.
@@ -953,11 +953,11 @@ def _longest_run(variant: Variant, pos: Position, left: int, bound: int, rooms: 
     return best
 
 
-def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, _Leaf], int]:
+def run_scorer(variant: Variant, dice: ChainDice) -> Callable[[Position, Leaf], int]:
     """A decision's score of one play (§6.2): copies used, plus the run after a complete one."""
     left = len(pending_after(dice))
 
-    def score(after: Position, leaf: _Leaf) -> int:
+    def score(after: Position, leaf: Leaf) -> int:
         if after.off[0] == NUM_CHECKERS:
             return dice.copies + left  # the 15th checker is off: every pending number counts
         used = len(leaf.steps)
@@ -972,8 +972,8 @@ def best_leaves(
     variant: Variant,
     pos: Position,
     dice: ChainDice,
-    leaves: Iterable[tuple[Position, _Leaf]],
-) -> list[tuple[Position, _Leaf]]:
+    leaves: Iterable[tuple[Position, Leaf]],
+) -> list[tuple[Position, Leaf]]:
     """The plays of a decision in ``pos`` with the highest score (``run_scorer``), ranked
     together.
 

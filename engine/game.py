@@ -11,7 +11,8 @@ import json
 import random
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from engine.dice import ChainDice, Dice, Roll
 from engine.errors import GameError
@@ -20,21 +21,44 @@ from engine.notation import parse_play
 from engine.play import Play, Step
 from engine.position import Position, X
 from engine.text import format_position, parse_position
-from engine.variants import Result, Variant, get_variant
+from engine.variants import Result, ResultKind, Variant, get_variant
 
-# Phases
-ROLL = "roll"  # the player to act may double (classic) or roll
-MOVE = "move"  # the player to act (the chain's controller in Express) must play
-DOUBLE = "double"  # the opponent of ``turn`` must take or pass
-GAME_OVER = "game_over"  # a game of a longer match ended; next_game() starts the next one
-MATCH_OVER = "match_over"
+
+class Phase(StrEnum):
+    """Where a game stands. Members are their strings (as stored in the state JSON)."""
+
+    ROLL = "roll"  # the player to act may double (classic) or roll
+    MOVE = "move"  # the player to act (the chain's controller in Express) must play
+    DOUBLE = "double"  # the opponent of ``turn`` must take or pass
+    GAME_OVER = "game_over"  # a game of a longer match ended; next_game() starts the next one
+    MATCH_OVER = "match_over"
+
+
+# The phases by their old names, which the front end imports.
+ROLL = Phase.ROLL
+MOVE = Phase.MOVE
+DOUBLE = Phase.DOUBLE
+GAME_OVER = Phase.GAME_OVER
+MATCH_OVER = Phase.MATCH_OVER
+
+_E = TypeVar("_E", bound=StrEnum)
 
 MAX_CUBE = 64
+#: The longest match players may start (the bot's commands offer 1 to this many points).
+MAX_MATCH_LENGTH = 25
 #: Forced plays are played automatically; this bounds a pathological run of them in one call.
 MAX_AUTO_PLAYS = 500
 FORMAT_VERSION = 1
 #: How a resignation level is written (the Pin games: the loser's pips x1, x2, x3).
 RESIGN_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+
+
+def _member(enum: type[_E], value: str, what: str) -> _E:
+    """The member of ``enum`` a stored state names (E_FORMAT for one it does not know)."""
+    try:
+        return enum(value)
+    except ValueError:
+        raise GameError("E_FORMAT", f"unknown {what} {value!r} in a stored game state") from None
 
 
 def other(seat: int) -> int:
@@ -83,7 +107,7 @@ class GameResult:
 
     winner: int | None
     points: int
-    kind: str  # single|gammon|backgammon|mother|tie|draw|resign|timeout|pass
+    kind: ResultKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +116,7 @@ class GameState:
     players: tuple[str, str]
     board: Position  # seat 0's frame
     turn: int
-    phase: str
+    phase: Phase
     dice: Roll | None = None
     chain: Chain | None = None
     match_length: int = 1
@@ -245,7 +269,7 @@ class GameState:
 
     # --- actions ----------------------------------------------------------------------------
 
-    def _require(self, phase: str, seat: int, what: str) -> None:
+    def _require(self, phase: Phase, seat: int, what: str) -> None:
         self._no_offer_pending()
         if self.phase != phase:
             raise GameError("E_PHASE", f"You cannot {what} now.")
@@ -321,7 +345,7 @@ class GameState:
         state = self._begin_turn(self.turn, roll)
         plays = state.legal_plays()
         if len(plays) == 1 and not plays[0].steps and state.is_dead():
-            return state._finish(GameResult(None, 0, "draw"))
+            return state._finish(GameResult(None, 0, ResultKind.DRAW))
         return state
 
     def is_dead(self) -> bool:
@@ -366,13 +390,13 @@ class GameState:
         """Pass a double: the doubler wins the cube's current value."""
         self._require(DOUBLE, seat, "pass")
         state = replace(self, record=(*self.record, f"{self.players[seat]} passes"))
-        return state._finish(GameResult(other(seat), self.cube, "pass"))
+        return state._finish(GameResult(other(seat), self.cube, ResultKind.PASS))
 
     def resign(self, seat: int) -> GameState:
         """Concede the game: the opponent scores a single game (the loser's pips in Pin games)."""
         if self.is_over:
             raise GameError("E_PHASE", "The game is already over.")
-        return self._concede(seat, "resign", f"{self.players[seat]} resigns")
+        return self._concede(seat, ResultKind.RESIGN, f"{self.players[seat]} resigns")
 
     def resignation_value(self, seat: int, level: int) -> int:
         """Points the opponent of ``seat`` would win if ``seat`` resigned at ``level``."""
@@ -417,7 +441,7 @@ class GameState:
         points = self.resignation_value(loser, level)
         line = f"{self.players[seat]} accepts"
         state = replace(self, resign_offer=None, record=(*self.record, line))
-        return state._finish(GameResult(seat, points, "resign"))
+        return state._finish(GameResult(seat, points, ResultKind.RESIGN))
 
     def reject_resign(self, seat: int) -> GameState:
         """Reject the opponent's offer (or withdraw one's own): the game goes on."""
@@ -437,7 +461,8 @@ class GameState:
         """
         if self.is_over:
             raise GameError("E_PHASE", "The game is already over.")
-        state = self._concede(other(claimer), "timeout", f"{self.players[claimer]} claims on time")
+        line = f"{self.players[claimer]} claims on time"
+        state = self._concede(other(claimer), ResultKind.TIMEOUT, line)
         if state.phase == GAME_OVER:
             score = list(state.score)
             score[claimer] = max(score[claimer], self.match_length)
@@ -450,7 +475,7 @@ class GameState:
             )
         return state
 
-    def _concede(self, loser: int, kind: str, line: str) -> GameState:
+    def _concede(self, loser: int, kind: ResultKind, line: str) -> GameState:
         points = self.resignation_value(loser, 1)
         state = replace(self, resign_offer=None, record=(*self.record, line))
         return state._finish(GameResult(other(loser), points, kind))
@@ -460,7 +485,8 @@ class GameState:
         if result.winner is not None:
             score[result.winner] += result.points
         if result.winner is None:
-            line = "result: draw (dead position)" if result.kind == "draw" else "result: tie"
+            dead = result.kind == ResultKind.DRAW
+            line = "result: draw (dead position)" if dead else "result: tie"
         else:
             line = f"result: {self.players[result.winner]} wins {result.points} ({result.kind})"
         record = (*self.record, line)
@@ -583,7 +609,7 @@ class GameState:
             players=(d["players"][0], d["players"][1]),
             board=board,
             turn=d["turn"],
-            phase=d["phase"],
+            phase=_member(Phase, d["phase"], "phase"),
             dice=None if d["dice"] is None else Roll(d["dice"][0], d["dice"][1]),
             chain=None
             if chain is None
@@ -614,7 +640,11 @@ class GameState:
             ),
             result=None
             if result is None
-            else GameResult(result["winner"], result["points"], result["kind"]),
+            else GameResult(
+                result["winner"],
+                result["points"],
+                _member(ResultKind, result["kind"], "result kind"),
+            ),
             match_winner=d["match_winner"],
             record=tuple(d["record"]),
             resign_offer=None if offer is None else (offer[0], offer[1]),
@@ -625,6 +655,7 @@ __all__ = [
     "DOUBLE",
     "GAME_OVER",
     "MATCH_OVER",
+    "MAX_MATCH_LENGTH",
     "MOVE",
     "RESIGN_NAMES",
     "ROLL",
@@ -632,5 +663,7 @@ __all__ = [
     "GameResult",
     "GameState",
     "LastPlay",
+    "Phase",
+    "ResultKind",
     "distinct_names",
 ]

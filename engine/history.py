@@ -15,26 +15,45 @@ import random
 import re
 from collections import deque
 from dataclasses import dataclass
+from enum import StrEnum
 
 from engine.errors import EngineError, GameError
 from engine.game import GAME_OVER, MOVE, RESIGN_NAMES, ROLL, GameState, other
 from engine.notation import parse_play
 from engine.play import Play
 
-#: Decision kinds, as in the record: a play, the three cube actions, and the two concessions.
-PLAY = "play"
-#: Rolling when the cube could have been turned (classic); it writes no line of its own.
-ROLL_KIND = "roll"
-DOUBLE = "double"
-TAKE = "take"
-PASS = "pass"
-RESIGN = "resign"
-CLAIM = "claim"
-#: An offer to resign at a level (classic, the Pin games), and its answers: accepted (the game
-#: ends with the offered result), rejected or withdrawn (the game goes on).
-OFFER = "offer"
-ACCEPT = "accept"
-REJECT = "reject"
+
+class DecisionKind(StrEnum):
+    """Decision kinds, as in the record: a play, the cube actions, and the concessions.
+    Not the game's phases: ``DecisionKind.DOUBLE`` is turning the cube, ``Phase.DOUBLE`` the
+    wait for the answer."""
+
+    PLAY = "play"
+    #: Rolling when the cube could have been turned (classic); it writes no line of its own.
+    ROLL = "roll"
+    DOUBLE = "double"
+    TAKE = "take"
+    PASS = "pass"
+    RESIGN = "resign"
+    CLAIM = "claim"
+    #: An offer to resign at a level (classic, the Pin games), and its answers: accepted (the
+    #: game ends with the offered result), rejected or withdrawn (the game goes on).
+    OFFER = "offer"
+    ACCEPT = "accept"
+    REJECT = "reject"
+
+
+# The kinds by their old names, which the front end imports.
+PLAY = DecisionKind.PLAY
+ROLL_KIND = DecisionKind.ROLL
+DOUBLE = DecisionKind.DOUBLE
+TAKE = DecisionKind.TAKE
+PASS = DecisionKind.PASS
+RESIGN = DecisionKind.RESIGN
+CLAIM = DecisionKind.CLAIM
+OFFER = DecisionKind.OFFER
+ACCEPT = DecisionKind.ACCEPT
+REJECT = DecisionKind.REJECT
 
 _OPENING = re.compile(r"^opening roll: .* (\d), .* (\d)( \(tie\))?$")
 _ROLLED = re.compile(r"^(\d)(\d)(?: \[\dx\d\])?: ")
@@ -56,7 +75,7 @@ class HistoryError(GameError):
 class Decision:
     """One decision of the record: who took it, in which state, and what followed."""
 
-    kind: str
+    kind: DecisionKind
     seat: int
     #: The state the decision was taken in (for a play: phase MOVE with the dice to play).
     before: GameState

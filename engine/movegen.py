@@ -8,32 +8,23 @@ rule, the Express run rule and the higher-die rule select the legal ones.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from engine.dice import ChainDice, Dice, Roll
 from engine.express import best_leaves
-from engine.play import Play, Step
+from engine.play import Leaf, Play, Step
 from engine.position import BAR, NUM_CHECKERS, O, Position, X
 from engine.variants import Variant, get_variant
 
 
-class _Leaf(NamedTuple):
-    """One realising path of a result. A named tuple: listings create a thousand of these."""
-
-    steps: tuple[Step, ...]
-    high: bool  # realisable by a path that uses the higher die (higher-die rule)
-
-
 def _leaves(
     variant: Variant, pos: Position, numbers: tuple[int, ...], use_order: bool = True
-) -> dict[Position, _Leaf]:
+) -> dict[Position, Leaf]:
     """Every end position of a maximal-by-branch sequence of steps, with one realising path.
 
     ``use_order=False`` disables the doubles ordering shortcut (tests compare both). With the
     shortcut a branch may also end early, giving a shorter leaf; such a leaf is never maximal
     (its steps plus the skipped one, reordered, make a longer play), so selection drops it.
     """
-    leaves: dict[Position, _Leaf] = {}
+    leaves: dict[Position, Leaf] = {}
     seen: set[tuple[Position, tuple[int, ...]]] = set()
     high = max(numbers)
     # Doubles: where steps commute, sources in non-increasing order reach every result.
@@ -49,9 +40,9 @@ def _leaves(
         uses_high = len(path) == 1 and path[0].die == high
         leaf = leaves.get(node)
         if leaf is None or len(path) > len(leaf.steps):
-            leaves[node] = _Leaf(path, uses_high)
+            leaves[node] = Leaf(path, uses_high)
         elif len(path) == len(leaf.steps) and uses_high:
-            leaves[node] = _Leaf(leaf.steps, True)
+            leaves[node] = Leaf(leaf.steps, True)
 
     def walk(
         node: Position,
@@ -73,7 +64,7 @@ def _leaves(
                 for step, after in candidates:
                     moved = True
                     if not rest:  # the last die: a leaf, deduplicated by position
-                        leaf = new_leaf(_Leaf, ((*path, step), single and die == high))
+                        leaf = new_leaf(Leaf, ((*path, step), single and die == high))
                         known = leaves.setdefault(after, leaf)
                         # Reached again (often: the other order of the dice) changes nothing
                         # unless the known path is shorter or a single die may be the high one.
@@ -97,7 +88,7 @@ def _leaves(
     return leaves
 
 
-def _select(leaves: dict[Position, _Leaf], dice: Dice) -> list[tuple[Position, _Leaf]]:
+def _select(leaves: dict[Position, Leaf], dice: Dice) -> list[tuple[Position, Leaf]]:
     """Maximality (§2.5.1 by dice used) and the higher-die rule (§2.5.2); a chain decision
     (§6.2) is ranked by ``express.best_leaves`` instead."""
     best = max(len(leaf.steps) for leaf in leaves.values())

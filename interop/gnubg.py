@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import base64
 
-from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, GameState
+from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, GameState, ResultKind
 from engine.position import O, Position, X
+from engine.variants import VARIANTS
 
 #: gnubg's game states (the match ID's 3-bit field).
 _PLAYING, _OVER, _RESIGNED, _DROPPED = 1, 2, 3, 4
@@ -39,7 +40,8 @@ def _pack(fields: list[tuple[int, int]], nbytes: int) -> str:
 
 def position_id(pos: Position) -> str:
     """The gnubg position ID of a classic position with X (the mover) on roll."""
-    if pos.variant != "classic":
+    rules = VARIANTS.get(pos.variant)
+    if rules is None or not rules.has_gnubg_ids:
         raise ValueError("gnubg position IDs exist only for classic backgammon")
     fields: list[tuple[int, int]] = []
     for colour, bar in ((O, pos.bar[1]), (X, pos.bar[0])):
@@ -56,16 +58,16 @@ def _game_state(state: GameState) -> tuple[int, int]:
     if state.phase not in (GAME_OVER, MATCH_OVER) or state.result is None:
         return _PLAYING, 0
     kind = state.result.kind
-    if kind == "pass":
+    if kind == ResultKind.PASS:
         return _DROPPED, 0
-    if kind in ("resign", "timeout"):
+    if kind in (ResultKind.RESIGN, ResultKind.TIMEOUT):
         return _RESIGNED, 1
     return _OVER, 0
 
 
 def match_id(state: GameState) -> str:
     """The gnubg match ID of a classic game state (cube, score, turn, dice)."""
-    if state.variant != "classic":
+    if not state.rules.has_gnubg_ids:
         raise ValueError("gnubg match IDs exist only for classic backgammon")
     game_state, resigned = _game_state(state)
     dice = state.dice if state.phase == MOVE and state.dice is not None else None

@@ -86,7 +86,7 @@ def export_mat(
     date: dt.date | None = None,
 ) -> str:
     """The ``.mat`` text of a classic game or match (finished or still in progress)."""
-    if final.variant != "classic":
+    if not final.rules.has_gnubg_ids:
         raise ValueError("only classic backgammon can be written in the .mat format")
     if decisions is None:
         decisions = replay(final)

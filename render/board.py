@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from engine.variants import VARIANTS
 from render import compose, sprites
 from render import layout as L
 from render import text as T
@@ -26,9 +27,6 @@ from render.scene import BoardScene
 from render.theme import RGB, Theme, get_theme
 
 SIDES = ("X", "O")
-#: Variants whose step source 25 is the reserve / the bar (Dutch has both: see _entry_pile).
-_RESERVE_ONLY = frozenset({"blocking", "blocking-express"})
-_BAR_ONLY = frozenset({"classic", "neverfinishing", "pin", "pin-mother"})
 
 #: PNG settings (measured by bench/render.py). The picture is flat colours plus anti-aliased
 #: edges between them, so a fixed 256-colour palette per theme (built once from sample boards)
@@ -93,11 +91,10 @@ class _Marks:
 
 
 def _entry_pile(scene: BoardScene, mover: str) -> str:
-    variant = scene.position.variant
-    if variant in _RESERVE_ONLY:
-        return "reserve"
-    if variant in _BAR_ONLY:
-        return "bar"
+    rules = VARIANTS.get(scene.position.variant)  # a scene may name no known variant
+    pile = rules.entry_pile if rules is not None else None
+    if pile is not None:
+        return pile
     # Dutch: bar checkers must enter first, so checkers still on the bar mean the entries
     # came from it; otherwise the pile cannot be told from the position after the play.
     return "bar" if _count(scene.position.bar, SIDES.index(mover)) > 0 else ""

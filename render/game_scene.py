@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.game import DOUBLE, MOVE, ROLL, GameState, ResultKind
 from engine.position import O, X
 from render.scene import BoardScene, ChainInfo, LastPlay
 
@@ -52,7 +52,7 @@ def result_text(state: GameState, names: tuple[str, str]) -> str | None:
     if result.winner is None:
         what = (
             "Draw: no one can move any more"
-            if result.kind == "draw"
+            if result.kind == ResultKind.DRAW
             else "Tie: both mothers pinned"
         )
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from engine.variants.base import Result, Variant
+from engine.variants.base import Result, ResultKind, Variant
 from engine.variants.blocking import Blocking, BlockingExpress
 from engine.variants.classic import Classic
 from engine.variants.dutch import Dutch
@@ -40,4 +40,4 @@ def get_variant(variant_id: str, options: Collection[str] = ()) -> Variant:
     return configured
 
 
-__all__ = ["VARIANTS", "Result", "Variant", "get_variant"]
+__all__ = ["VARIANTS", "Result", "ResultKind", "Variant", "get_variant"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection
+from enum import StrEnum
 from typing import ClassVar, NamedTuple
 
 from engine.frozen import FrozenValue
@@ -26,6 +27,21 @@ class RuleOption(NamedTuple):
     about: str
 
 
+class ResultKind(StrEnum):
+    """How a game ended. A variant's ``result`` gives the first six; the game flow adds the
+    concessions. Members are their strings (as stored in the state JSON and the database)."""
+
+    SINGLE = "single"
+    GAMMON = "gammon"
+    BACKGAMMON = "backgammon"
+    MOTHER = "mother"  # pin-mother: a pinned mother (§3.3.8)
+    TIE = "tie"  # pin-mother: both mothers pinned
+    DRAW = "draw"  # a dead position: nobody can move any more
+    RESIGN = "resign"
+    TIMEOUT = "timeout"  # a win claimed on time
+    PASS = "pass"  # the cube was passed (dropped)
+
+
 class Result(FrozenValue):
     """How a game ended, from the point of view of the position's X (the mover).
 
@@ -37,9 +53,9 @@ class Result(FrozenValue):
     _fields = ("winner", "points", "kind")
     winner: str | None
     points: int
-    kind: str  # single | gammon | backgammon | mother | tie | draw
+    kind: ResultKind  # single | gammon | backgammon | mother | tie | draw
 
-    def __init__(self, winner: str | None, points: int, kind: str) -> None:
+    def __init__(self, winner: str | None, points: int, kind: ResultKind) -> None:
         self._set(winner=winner, points=points, kind=kind)
 
 
@@ -93,8 +109,17 @@ class Variant:
     scores_gammons: ClassVar[bool] = True
     #: Whether a point can hold checkers of both sides (one covering the other).
     stacks_mix: ClassVar[bool] = False
-    #: Standard backgammon positions, which gnubg's position and match IDs describe.
+    #: Standard backgammon, which gnubg's position and match IDs and the .mat format describe.
     has_gnubg_ids: ClassVar[bool] = False
+
+    @property
+    def entry_pile(self) -> str | None:
+        """Where X's entries (step source 25) come from: ``"bar"`` or ``"reserve"``, or None
+        where the variant has both (Dutch: the bar empties first, so only a position tells).
+        A variant with neither (the Pin games) never enters; it says "bar"."""
+        if self.has_reserve:
+            return None if self.has_bar else "reserve"
+        return "bar"
 
     # --- options -----------------------------------------------------------------------------
 
@@ -176,6 +201,12 @@ class Variant:
         if pos.off[0] == NUM_CHECKERS:
             return self.score_win(pos)
         return None
+
+    def mother_may_end(self, pos: Position) -> bool:
+        """Whether ``result`` may end the game in ``pos`` although nobody has borne off all
+        fifteen (the mother rule, ``has_mother``): a cheap test that lets callers skip
+        ``result`` for most positions. Never true without the mother rule."""
+        return False
 
     def score_win(self, pos: Position) -> Result:
         """X has borne off all 15 checkers."""

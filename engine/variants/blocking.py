@@ -6,7 +6,7 @@ A player owns a point when he has exactly one checker on it; stacks are last-in-
 from __future__ import annotations
 
 from engine.position import NUM_CHECKERS, O, Position, X, make_position
-from engine.variants.base import Result, Variant
+from engine.variants.base import Result, ResultKind, Variant
 
 
 class Blocking(Variant):
@@ -59,7 +59,7 @@ class Blocking(Variant):
         return pos.bar, (pos.reserve[0] - 1, pos.reserve[1])
 
     def score_win(self, pos: Position) -> Result:
-        return Result(X, 1, "single")
+        return Result(X, 1, ResultKind.SINGLE)
 
 
 class BlockingExpress(Blocking):

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.play import HIT, NONE
 from engine.position import O, Position, X, make_position
-from engine.variants.base import Landing, Result, Variant
+from engine.variants.base import Landing, Result, ResultKind, Variant
 
 
 def _o_in_winners_home(pos: Position) -> bool:
@@ -65,7 +65,7 @@ class Classic(Variant):
 
     def score_win(self, pos: Position) -> Result:
         if pos.off[1] > 0:
-            return Result(X, 1, "single")
+            return Result(X, 1, ResultKind.SINGLE)
         if _o_in_winners_home(pos):
-            return Result(X, 3, "backgammon")
-        return Result(X, 2, "gammon")
+            return Result(X, 3, ResultKind.BACKGAMMON)
+        return Result(X, 2, ResultKind.GAMMON)

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.play import HIT, NONE
 from engine.position import NUM_CHECKERS, O, Position, X, make_position
-from engine.variants.base import Landing, Result, RuleOption, Variant
+from engine.variants.base import Landing, Result, ResultKind, RuleOption, Variant
 
 
 class Dutch(Variant):
@@ -67,4 +67,6 @@ class Dutch(Variant):
         return pos.unlocked
 
     def score_win(self, pos: Position) -> Result:
-        return Result(X, 1 if pos.off[1] > 0 else 2, "single" if pos.off[1] > 0 else "gammon")
+        if pos.off[1] > 0:
+            return Result(X, 1, ResultKind.SINGLE)
+        return Result(X, 2, ResultKind.GAMMON)

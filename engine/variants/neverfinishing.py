@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.play import HIT, NONE, TRAP
 from engine.position import O, Position, X, make_position
-from engine.variants.base import Landing, Result, RuleOption
+from engine.variants.base import Landing, Result, ResultKind, RuleOption
 from engine.variants.pin import CoveringVariant
 
 
@@ -42,4 +42,6 @@ class NeverFinishing(CoveringVariant):
         return ((stack + X, NONE, 0),)
 
     def score_win(self, pos: Position) -> Result:
-        return Result(X, 1 if pos.off[1] > 0 else 2, "single" if pos.off[1] > 0 else "gammon")
+        if pos.off[1] > 0:
+            return Result(X, 1, ResultKind.SINGLE)
+        return Result(X, 2, ResultKind.GAMMON)

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from engine.play import NONE, PIN
 from engine.position import NUM_CHECKERS, O, Position, X, make_position
-from engine.variants.base import Landing, Result, RuleOption, Variant
+from engine.variants.base import Landing, Result, ResultKind, RuleOption, Variant
 
 
 def covering_stack_ok(stack: str) -> bool:
@@ -53,10 +53,10 @@ def pin_score(pos: Position) -> Result:
     """Pin Game scoring (§3.2.8, A8): the loser's pip count, x2 gammon, x3 backgammon."""
     pips = pos.pips(O)
     if pos.off[1] > 0:
-        return Result(X, pips, "single")
+        return Result(X, pips, ResultKind.SINGLE)
     if any(O in pos.points[p] for p in range(1, 7)):
-        return Result(X, 3 * pips, "backgammon")
-    return Result(X, 2 * pips, "gammon")
+        return Result(X, 3 * pips, ResultKind.BACKGAMMON)
+    return Result(X, 2 * pips, ResultKind.GAMMON)
 
 
 class Pin(CoveringVariant):
@@ -117,6 +117,10 @@ class PinMother(Pin):
             return make_position(self.id, {24: "X" * 15, 1: "O" * 15})
         return make_position(self.id, {24: "X" * 13, 17: X, 15: X, 1: "O" * 13, 8: O, 10: O})
 
+    def mother_may_end(self, pos: Position) -> bool:
+        # A mother can be pinned only where the other side has a checker on its 24-point.
+        return O in pos.points[1] or X in pos.points[24]
+
     def result(self, pos: Position) -> Result | None:
         if pos.off[0] == NUM_CHECKERS:
             return self.score_win(pos)
@@ -125,12 +129,12 @@ class PinMother(Pin):
         x_mother_pinned = x_home[:1] == X and x_home.count(X) == 1 and O in x_home
         o_mother_pinned = o_home[:1] == O and o_home.count(O) == 1 and X in o_home
         if x_mother_pinned and o_mother_pinned:
-            return Result(None, 0, "tie")
+            return Result(None, 0, ResultKind.TIE)
         # The exception (A7, A39): while the pinner still has checkers on his own 24-point the
         # game goes on; the pinner's checkers there can only be under his own pinned mother
         # or a plain stack, so "has a checker on his 24-point" is X in the stack.
         if o_mother_pinned and X not in x_home:
-            return Result(X, 2, "mother")
+            return Result(X, 2, ResultKind.MOTHER)
         if x_mother_pinned and O not in o_home:
-            return Result(O, 2, "mother")
+            return Result(O, 2, ResultKind.MOTHER)
         return None

@@ -51,3 +51,16 @@ def test_only_backgammon_has_gnubg_ids_and_a_cube() -> None:
     assert {v: r.pin_word for v, r in VARIANTS.items() if r.pin_word != "pins"} == {
         "neverfinishing": "traps"
     }
+
+
+def test_entry_piles_follow_bar_and_reserve() -> None:
+    """The pile the board picture shows entries leaving (render.board)."""
+    assert {v: r.entry_pile for v, r in VARIANTS.items()} == {
+        "classic": "bar",
+        "pin": "bar",
+        "pin-mother": "bar",
+        "blocking": "reserve",
+        "blocking-express": "reserve",
+        "dutch": None,
+        "neverfinishing": "bar",
+    }

@@ -27,7 +27,7 @@ from render.pool import RenderPool, RenderPoolClosed
 from storage import Challenge as Challenge
 from storage import FinishedGame as FinishedGame
 from storage import Game as Game
-from storage import GameResult, NewMove, Storage
+from storage import MatchResult, NewMove, Storage
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +253,7 @@ class GameTable:
             game.id,
             game.version,
             state.to_json(),
-            GameResult(winner, result.kind, result.points, state.score[0], state.score[1]),  # type: ignore[arg-type]
+            MatchResult(winner, result.kind, result.points, state.score[0], state.score[1]),
             now=self.clock(),
             moves=moves,
             owe_board=owe_board,

@@ -14,9 +14,9 @@ import discord
 from discord import app_commands
 
 from engine import VARIANTS
+from engine.game import MAX_MATCH_LENGTH
 
 #: Longest match a challenge may ask for, in points.
-MAX_MATCH_LENGTH = 25
 #: Timer settings of /settings.
 MAX_HOURS = 366 * 24
 MAX_CHALLENGE_MINUTES = 7 * 24 * 60

@@ -22,7 +22,9 @@ from storage.models import (
 MAX_ID = 2**63 - 1
 MAX_SETTING_SECONDS = 366 * 24 * 3600
 MAX_PAGE = 1000
-MAX_MATCH_LENGTH = 10_000
+#: A sanity bound on stored match lengths (imported records included), not the longest
+#: match players may start: that is the engine's ``engine.game.MAX_MATCH_LENGTH``.
+MAX_STORED_MATCH_LENGTH = 10_000
 
 
 def check_id(name: str, value: object) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.variants.base import ResultKind
 from league.glicko2 import PROVISIONAL_RD, Rating
 
 #: The pseudo-variant of the ratings rows that rate a player across all variants.
@@ -20,17 +21,13 @@ OVERALL = "overall"
 
 GameStatus = Literal["active", "finished", "aborted"]
 ChallengeStatus = Literal["open", "accepted", "declined", "expired", "cancelled"]
-ResultKind = Literal[
-    "single", "gammon", "backgammon", "mother", "tie", "draw", "resign", "timeout", "pass"
-]
 
 GAME_STATUSES: frozenset[str] = frozenset({"active", "finished", "aborted"})
 CHALLENGE_STATUSES: frozenset[str] = frozenset(
     {"open", "accepted", "declined", "expired", "cancelled"}
 )
-RESULT_KINDS: frozenset[str] = frozenset(
-    {"single", "gammon", "backgammon", "mother", "tie", "draw", "resign", "timeout", "pass"}
-)
+#: How a game can end: the engine's kinds (one home for that fact), as stored.
+RESULT_KINDS: frozenset[str] = frozenset(kind.value for kind in ResultKind)
 #: Results without a winner: 0 points, rated as a draw (0.5 each).
 DRAWN_KINDS: frozenset[str] = frozenset({"tie", "draw"})
 #: Kinds of history rows. "pass" is a cube pass (drop); "claim" a win claimed on timeout.

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol, cast
 
+from engine.variants.base import ResultKind
 from storage.models import (
     Challenge,
     ChallengeStatus,
     Game,
     GameStatus,
     PlayerStats,
-    ResultKind,
 )
 
 
@@ -79,7 +79,7 @@ def game_from_row(row: Row) -> Game:
         reminded_at=row["reminded_at"],
         finished_at=row["finished_at"],
         winner_id=row["winner_id"],
-        result_kind=cast("ResultKind | None", row["result_kind"]),
+        result_kind=None if row["result_kind"] is None else ResultKind(row["result_kind"]),
         points=row["points"],
         score_x=row["score_x"],
         score_o=row["score_o"],

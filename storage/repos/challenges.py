@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from storage.checks import (
-    MAX_MATCH_LENGTH,
+    MAX_STORED_MATCH_LENGTH,
     check_count,
     check_id,
     check_optional_id,
@@ -53,7 +53,7 @@ class ChallengeRepository(StorageCore):
         if opponent_id == challenger_id:
             raise InvalidInputError("a player cannot challenge themselves")
         check_variant(variant)
-        check_count("match_length", match_length, 1, MAX_MATCH_LENGTH)
+        check_count("match_length", match_length, 1, MAX_STORED_MATCH_LENGTH)
         option_text = check_options(options)
         now = check_time("now", now)
         check_optional_id("message_id", message_id)

@@ -13,8 +13,8 @@ from typing import Any
 from league import glicko2
 from storage.checks import (
     MAX_ID,
-    MAX_MATCH_LENGTH,
     MAX_PAGE,
+    MAX_STORED_MATCH_LENGTH,
     check_count,
     check_id,
     check_moves,
@@ -95,7 +95,7 @@ class GameRepository(RatingsRepository):
             raise InvalidInputError("a game needs two different players")
         check_text("state_json", state_json)
         now = check_time("now", now)
-        check_count("match_length", match_length, 1, MAX_MATCH_LENGTH)
+        check_count("match_length", match_length, 1, MAX_STORED_MATCH_LENGTH)
         check_optional_id("challenge_id", challenge_id)
         check_optional_id("board_message_id", board_message_id)
         check_moves(moves)

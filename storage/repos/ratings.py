@@ -14,8 +14,8 @@ from typing import Any
 from league import glicko2
 from storage.checks import (
     MAX_ID,
-    MAX_MATCH_LENGTH,
     MAX_PAGE,
+    MAX_STORED_MATCH_LENGTH,
     check_count,
     check_id,
     check_result,
@@ -252,7 +252,7 @@ class RatingsRepository(StorageCore):
                 check_id("player_o", game.player_o)
                 if game.player_x == game.player_o:
                     raise InvalidInputError("a game needs two different players")
-                check_count("match_length", game.match_length, 1, MAX_MATCH_LENGTH)
+                check_count("match_length", game.match_length, 1, MAX_STORED_MATCH_LENGTH)
                 if game.guild_id not in locked:
                     await self._lock_guild(tx, game.guild_id)
                     locked.add(game.guild_id)

@@ -381,6 +381,7 @@ __all__ = [
     "ROLL_KIND",
     "TAKE",
     "Decision",
+    "DecisionKind",
     "HistoryError",
     "replay",
 ]

@@ -520,16 +520,19 @@ class WorkerPool:
             (self._urgent if job.urgent else self._background).appendleft(job)
         if not self._closed:
             self._background_task(self._respawn(index, delay), "respawn")
+        self._dispatch()  # another worker may be free for them now
 
     async def _respawn(self, index: int, delay: float) -> None:
         while not self._closed and self._slots[index] is None:
             if delay:
                 await asyncio.sleep(delay)
+            # Any next try a second later (also when another task is starting this worker:
+            # ``_spawn`` then returns at once, and this loop must not spin).
+            delay = 1.0
             try:
                 await self._spawn(index)
             except Exception:
                 log.exception("cannot start a %s worker; retrying", self.name)
-                delay = 1.0
 
     async def _watch(self) -> None:
         """Reap workers that died without closing their socket (one whose child holds it)."""

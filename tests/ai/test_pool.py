@@ -22,6 +22,7 @@ from ai.pool import (
     PoolClosed,
     ReviewDecision,
     WorkerFailed,
+    _sleep,
 )
 from ai.types import MatchContext
 from engine import Play, Roll, get_variant, legal_plays, parse_position
@@ -175,7 +176,7 @@ async def test_the_event_loop_keeps_running_during_a_decision() -> None:
                 last = now
 
         beat = asyncio.create_task(heartbeat())
-        await pool._submit("sleep", {"seconds": 1.0}, 2.0, None)
+        await pool._submit(_sleep, 1.0, time_limit=2.0, wait=None)
         beat.cancel()
         # A blocked loop would show one gap of about a second.
         assert len(gaps) > 10 and max(gaps) < 0.5
@@ -184,9 +185,9 @@ async def test_the_event_loop_keeps_running_during_a_decision() -> None:
 async def test_the_queue_is_bounded() -> None:
     async with AIPool(workers=1, queue_size=1, grace=5.0) as pool:
         await pool.ping()
-        running = asyncio.create_task(pool._submit("sleep", {"seconds": 1.5}, 3.0, None))
+        running = asyncio.create_task(pool._submit(_sleep, 1.5, time_limit=3.0, wait=None))
         await asyncio.sleep(0.3)  # the worker has taken it
-        queued = asyncio.create_task(pool._submit("sleep", {"seconds": 0.0}, 3.0, None))
+        queued = asyncio.create_task(pool._submit(_sleep, 0.0, time_limit=3.0, wait=None))
         await asyncio.sleep(0.1)
         assert pool.queued == 1
         start = CLASSIC.initial_position()
@@ -232,7 +233,7 @@ async def test_a_worker_that_overruns_its_deadline_is_replaced() -> None:
     async with AIPool(workers=1, grace=0.5) as pool:
         first = await pool.ping()
         with pytest.raises(DecisionTimeout):
-            await pool._submit("sleep", {"seconds": 60}, 0.2, None)
+            await pool._submit(_sleep, 60, time_limit=0.2, wait=None)
         assert wait_gone([first], 5.0) == []
         second = await pool.ping()
         assert second != first
@@ -249,7 +250,7 @@ async def test_a_crashed_worker_is_replaced() -> None:
         second = await pool.ping()
         assert second != first
         # One that dies during a decision fails that decision only.
-        busy = asyncio.create_task(pool._submit("sleep", {"seconds": 30}, 60.0, None))
+        busy = asyncio.create_task(pool._submit(_sleep, 30, time_limit=60.0, wait=None))
         await asyncio.sleep(0.5)
         os.kill(second, signal.SIGKILL)
         with pytest.raises(WorkerFailed):

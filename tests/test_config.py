@@ -1,4 +1,5 @@
-"""Configuration loading, start-up failures and the slash-command error boundary of bot.py."""
+"""Configuration loading (app/config.py), start-up failures and the slash-command error boundary
+of bot.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from discord import app_commands
 
 import bot
-from bot import Config, ConfigError, load_config
+from app.config import Config, ConfigError, load_config
 from storage import Shards
 
 BOT_SCRIPT = Path(bot.__file__).resolve()

@@ -18,7 +18,6 @@ from typing import Any
 
 import aiohttp
 import discord
-from discord import app_commands
 from discord.ext import commands
 from dotenv import load_dotenv
 
@@ -26,11 +25,11 @@ import health
 from ai.pool import AIPool
 from app.config import Config, ConfigError, load_config
 from app.logs import setup_logging
-from cogs.options import OptionError
+from cogs.boundary import ErrorBoundaryTree, tell_user
 from cogs.table import GameTable
 from endpoints import apply_endpoint_overrides
 from render.pool import RenderPool
-from storage import DatabaseGoneError, Shards, Storage, StorageError, open_storage
+from storage import Shards, Storage, StorageError, open_storage
 
 log = logging.getLogger("backgammon")
 
@@ -62,97 +61,6 @@ IDENTIFY_SPACING = 5.5
 def apply_endpoints(config: Config) -> None:
     """Point discord.py at a REST / gateway proxy (or a test server) when configured."""
     apply_endpoint_overrides(config.api_base, config.gateway_url)
-
-
-DATABASE_GONE_REPLY = (
-    "The bot cannot record anything right now: its database file was removed or replaced "
-    "while it was running. Nothing was changed. The bot's operator has to restore the file "
-    "and restart it."
-)
-
-
-class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
-    """The single place where errors escaping slash commands end up."""
-
-    async def interaction_check(self, interaction: discord.Interaction[commands.Bot], /) -> bool:
-        # Discord hides guild-only commands in DMs, but a modified client can still send one.
-        command = interaction.command
-        if interaction.guild_id is None and getattr(command, "guild_only", False):
-            raise app_commands.NoPrivateMessage(
-                "This command works in a server's channels, not in direct messages."
-            )
-        return True
-
-    async def on_error(
-        self, interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError
-    ) -> None:
-        command = interaction.command.qualified_name if interaction.command else None
-        refusal = _refusal(error)
-        if refusal is not None:
-            # Input Discord would normally have refused (a modified client, an API change, a
-            # stale command list): a specific answer, no traceback.
-            log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
-            await self._tell_user(interaction, refusal)
-            return
-        if isinstance(error, app_commands.CheckFailure):
-            # Expected refusals (cooldowns, missing permissions) carry a message for the user.
-            log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
-            await self._tell_user(interaction, str(error) or "You can't use this command here.")
-            return
-        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
-        await self.report_unexpected(interaction, original, f"command {command}")
-
-    async def report_unexpected(
-        self, interaction: discord.Interaction[commands.Bot], error: BaseException, where: str
-    ) -> None:
-        """Log an unexpected error with its context and tell the user briefly (never raises).
-
-        Slash commands reach this through ``on_error``; button callbacks call it directly.
-        """
-        if isinstance(error, DatabaseGoneError):
-            # Logged CRITICAL once by the storage; nothing was recorded, and retrying is futile.
-            log.error("refused %s in channel %s: %s", where, interaction.channel_id, error)
-            await self._tell_user(interaction, DATABASE_GONE_REPLY)
-            return
-        log.error(
-            "unexpected error in %s (user %s, channel %s, guild %s)",
-            where,
-            interaction.user.id,
-            interaction.channel_id,
-            interaction.guild_id,
-            exc_info=error,
-        )
-        await self._tell_user(
-            interaction, "Something went wrong while doing that. Please try again."
-        )
-
-    @staticmethod
-    async def _tell_user(interaction: discord.Interaction[commands.Bot], message: str) -> None:
-        try:
-            if interaction.response.is_done():
-                await interaction.followup.send(message, ephemeral=True)
-            else:
-                await interaction.response.send_message(message, ephemeral=True)
-        except Exception:
-            # The interaction may have expired or the API may be down; the error is logged
-            # already and the boundary itself must never raise.
-            log.warning("could not report the error to the user", exc_info=True)
-
-
-def _refusal(error: app_commands.AppCommandError) -> str | None:
-    """The reply to an option or command Discord should not have let through, else None."""
-    if isinstance(error, OptionError):
-        return str(error)
-    if isinstance(error, app_commands.TransformerError):
-        if error.type == discord.AppCommandOptionType.user:
-            return "That user is not a member of this server (any more); pick someone who is."
-        return "One of the options has a value this command does not take."
-    if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
-        return (
-            "This bot does not have that command (any more). Discord may show an old command "
-            "list for a while: restart Discord or wait a few minutes."
-        )
-    return None
 
 
 def gateway_intents() -> discord.Intents:
@@ -221,7 +129,7 @@ class BackgammonBot(commands.Bot):
         if not isinstance(custom_id, str) or self._component_handled(interaction, custom_id):
             return
         log.info("no handler for component %r (user %s)", custom_id[:100], interaction.user.id)
-        await ErrorBoundaryTree._tell_user(
+        await tell_user(
             interaction,
             "This button does not work any more (its message is too old, or the bot has "
             "changed since). Use the command again.",

@@ -23,6 +23,7 @@ import bot
 from app.config import Config, ConfigError, load_config
 from app.errors import Refusal
 from cogs.boundary import ErrorBoundaryTree
+from cogs.client import BackgammonBot
 from storage import Shards
 
 BOT_SCRIPT = Path(bot.__file__).resolve()
@@ -463,7 +464,7 @@ def fake_interaction(*, done: bool, fail: bool = False) -> Any:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> ErrorBoundaryTree:
-    client = bot.BackgammonBot(load_config(make_env(tmp_path)))
+    client = BackgammonBot(load_config(make_env(tmp_path)))
     assert isinstance(client.tree, ErrorBoundaryTree)
     return client.tree
 

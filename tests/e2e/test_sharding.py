@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import IDENTIFY_SPACING
+from cogs.client import IDENTIFY_SPACING
 from cogs.table import GameTable
 from storage import Storage
 from storage.postgres import PostgresDatabase

@@ -83,6 +83,8 @@ class BackgammonBot(commands.Bot):
             max_messages=None,
             tree_cls=ErrorBoundaryTree,
             help_command=None,
+            # discord.py types Bot's options as a TypedDict without shard_ids: only
+            # AutoShardedBot takes it, reached through this same call from ShardedBackgammonBot.
             **shard_options,  # type: ignore[arg-type]
             # Nothing pings unless a message names whom it may notify (the player to act).
             allowed_mentions=discord.AllowedMentions.none(),

@@ -1,4 +1,5 @@
-"""Configuration loading, start-up failures and the slash-command error boundary of bot.py."""
+"""Configuration loading (app/config.py), start-up failures of bot.py and the slash-command error
+boundary (cogs/boundary.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ import pytest
 from discord import app_commands
 
 import bot
-from bot import Config, ConfigError, load_config
+from app.config import Config, ConfigError, load_config
+from app.errors import Refusal
+from cogs.boundary import ErrorBoundaryTree
+from cogs.client import BackgammonBot
 from storage import Shards
 
 BOT_SCRIPT = Path(bot.__file__).resolve()
@@ -459,9 +463,9 @@ def fake_interaction(*, done: bool, fail: bool = False) -> Any:
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> bot.ErrorBoundaryTree:
-    client = bot.BackgammonBot(load_config(make_env(tmp_path)))
-    assert isinstance(client.tree, bot.ErrorBoundaryTree)
+def tree(tmp_path: Path) -> ErrorBoundaryTree:
+    client = BackgammonBot(load_config(make_env(tmp_path)))
+    assert isinstance(client.tree, ErrorBoundaryTree)
     return client.tree
 
 
@@ -471,7 +475,7 @@ def invoke_error(original: BaseException) -> app_commands.CommandInvokeError:
 
 
 async def test_unexpected_error_is_logged_with_context_and_user_told(
-    tree: bot.ErrorBoundaryTree, caplog: pytest.LogCaptureFixture
+    tree: ErrorBoundaryTree, caplog: pytest.LogCaptureFixture
 ) -> None:
     interaction = fake_interaction(done=False)
     original = ValueError("boom")
@@ -487,7 +491,7 @@ async def test_unexpected_error_is_logged_with_context_and_user_told(
     assert interaction.followup.sent == []
 
 
-async def test_error_after_response_uses_followup(tree: bot.ErrorBoundaryTree) -> None:
+async def test_error_after_response_uses_followup(tree: ErrorBoundaryTree) -> None:
     interaction = fake_interaction(done=True)
     await tree.on_error(interaction, invoke_error(KeyError("x")))
     assert interaction.response.sent == []
@@ -498,7 +502,7 @@ async def test_error_after_response_uses_followup(tree: bot.ErrorBoundaryTree) -
 
 @pytest.mark.parametrize("done", [False, True])
 async def test_boundary_never_raises_when_reply_fails(
-    tree: bot.ErrorBoundaryTree, done: bool, caplog: pytest.LogCaptureFixture
+    tree: ErrorBoundaryTree, done: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
     interaction = fake_interaction(done=done, fail=True)
     with caplog.at_level(logging.WARNING, logger="backgammon"):
@@ -507,13 +511,43 @@ async def test_boundary_never_raises_when_reply_fails(
 
 
 async def test_check_failure_is_shown_to_user_not_logged_as_error(
-    tree: bot.ErrorBoundaryTree, caplog: pytest.LogCaptureFixture
+    tree: ErrorBoundaryTree, caplog: pytest.LogCaptureFixture
 ) -> None:
     interaction = fake_interaction(done=False)
     with caplog.at_level(logging.INFO, logger="backgammon"):
         await tree.on_error(interaction, app_commands.CheckFailure("Not in this channel."))
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert interaction.response.sent == [("Not in this channel.", True)]
+
+
+class NotYourTurn(Refusal):
+    """A typed refusal as a use case in app/ raises it."""
+
+
+@pytest.mark.parametrize("done", [False, True])
+async def test_typed_refusal_is_its_message_privately_logged_at_info(
+    tree: ErrorBoundaryTree, done: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    interaction = fake_interaction(done=done)
+    with caplog.at_level(logging.DEBUG, logger="backgammon"):
+        await tree.on_error(interaction, invoke_error(NotYourTurn("It is not your turn.")))
+    sent = interaction.followup.sent if done else interaction.response.sent
+    assert sent == [("It is not your turn.", True)]
+    [record] = caplog.records
+    assert record.levelno == logging.INFO and record.exc_info is None
+    assert "game start" in record.getMessage() and "4242" in record.getMessage()
+
+
+async def test_typed_refusal_from_a_button_is_its_message_privately(
+    tree: ErrorBoundaryTree, caplog: pytest.LogCaptureFixture
+) -> None:
+    interaction = fake_interaction(done=False)
+    with caplog.at_level(logging.DEBUG, logger="backgammon"):
+        await tree.report_unexpected(interaction, Refusal("That game is over."), "button")
+    assert interaction.response.sent == [("That game is over.", True)]
+    [record] = caplog.records
+    assert record.levelno == logging.INFO and record.exc_info is None
+    assert "button" in record.getMessage()
 
 
 def test_dice_seed_is_optional_and_must_be_a_whole_number(tmp_path: Path) -> None:

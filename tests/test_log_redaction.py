@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from bot import LOG_FORMAT, RedactingFormatter
+from app.logs import LOG_FORMAT, RedactingFormatter
 
 BOT_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GAbcDe.abcdefghijklmnopqrstuvwxyz0123"
 INTERACTION_TOKEN = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5OmFiY2RlZmdoaWprbG1ub3A"

@@ -16,7 +16,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import BackgammonBot, Config
+from app.config import Config
+from cogs.client import BackgammonBot
 from endpoints import endpoint_overrides
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.position import X

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from bot import BackgammonBot
+from cogs.client import BackgammonBot
 from tests.fake_discord import FakeDiscord, FakeUser
 
 from .harness import TIMEOUT, Table

@@ -7,7 +7,7 @@ import io
 
 from PIL import Image
 
-from bot import BackgammonBot
+from cogs.client import BackgammonBot
 from engine.game import GameState
 from render.replay import replay_states
 from tests.fake_discord import FakeDiscord

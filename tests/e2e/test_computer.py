@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot import BackgammonBot
+from cogs.client import BackgammonBot
 from engine import VARIANTS, parse_position
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from storage import Game, NewMove

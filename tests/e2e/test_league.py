@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from PIL import Image
 
-from bot import BackgammonBot
+from cogs.client import BackgammonBot
 from cogs.league import League
 from cogs.looks import theme_label
 from engine.game import GameState

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import RENDER_WORKERS
+from cogs.client import RENDER_WORKERS
 from storage import Database
 from tests.fake_discord import FakeDiscord
 

@@ -1,0 +1,118 @@
+"""The error boundary: the one place where errors escaping slash commands and button callbacks
+end up, and the answer each gets.
+
+A typed refusal (:class:`app.errors.Refusal`) is answered privately with its own message and
+logged at INFO; input Discord should not have let through gets a specific answer; a database
+that disappeared gets :data:`DATABASE_GONE_REPLY`; anything else is logged with its traceback
+and the user is told briefly that something went wrong.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from app.errors import Refusal
+from cogs.options import OptionError
+from storage import DatabaseGoneError
+
+log = logging.getLogger("backgammon")
+
+DATABASE_GONE_REPLY = (
+    "The bot cannot record anything right now: its database file was removed or replaced "
+    "while it was running. Nothing was changed. The bot's operator has to restore the file "
+    "and restart it."
+)
+
+
+class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
+    """The single place where errors escaping slash commands end up."""
+
+    async def interaction_check(self, interaction: discord.Interaction[commands.Bot], /) -> bool:
+        # Discord hides guild-only commands in DMs, but a modified client can still send one.
+        command = interaction.command
+        if interaction.guild_id is None and getattr(command, "guild_only", False):
+            raise app_commands.NoPrivateMessage(
+                "This command works in a server's channels, not in direct messages."
+            )
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError
+    ) -> None:
+        command = interaction.command.qualified_name if interaction.command else None
+        refusal = _refusal(error)
+        if refusal is not None:
+            # Input Discord would normally have refused (a modified client, an API change, a
+            # stale command list): a specific answer, no traceback.
+            log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
+            await tell_user(interaction, refusal)
+            return
+        if isinstance(error, app_commands.CheckFailure):
+            # Expected refusals (cooldowns, missing permissions) carry a message for the user.
+            log.info("command %s refused for user %s: %s", command, interaction.user.id, error)
+            await tell_user(interaction, str(error) or "You can't use this command here.")
+            return
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        await self.report_unexpected(interaction, original, f"command {command}")
+
+    async def report_unexpected(
+        self, interaction: discord.Interaction[commands.Bot], error: BaseException, where: str
+    ) -> None:
+        """Log an error with its context and tell the user briefly (never raises). A typed
+        refusal is not unexpected: its message is the answer, logged at INFO.
+
+        Slash commands reach this through ``on_error``; button callbacks call it directly.
+        """
+        if isinstance(error, Refusal):
+            # A use case declined before changing anything: the message says why.
+            log.info("%s refused for user %s: %s", where, interaction.user.id, error)
+            await tell_user(interaction, str(error))
+            return
+        if isinstance(error, DatabaseGoneError):
+            # Logged CRITICAL once by the storage; nothing was recorded, and retrying is futile.
+            log.error("refused %s in channel %s: %s", where, interaction.channel_id, error)
+            await tell_user(interaction, DATABASE_GONE_REPLY)
+            return
+        log.error(
+            "unexpected error in %s (user %s, channel %s, guild %s)",
+            where,
+            interaction.user.id,
+            interaction.channel_id,
+            interaction.guild_id,
+            exc_info=error,
+        )
+        await tell_user(interaction, "Something went wrong while doing that. Please try again.")
+
+
+async def tell_user(interaction: discord.Interaction[commands.Bot], message: str) -> None:
+    """Answer ``interaction`` privately with ``message`` (a follow-up if it was answered
+    already); never raises."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+    except Exception:
+        # The interaction may have expired or the API may be down; the error is logged
+        # already and the boundary itself must never raise.
+        log.warning("could not report the error to the user", exc_info=True)
+
+
+def _refusal(error: app_commands.AppCommandError) -> str | None:
+    """The reply to an option or command Discord should not have let through, else None."""
+    if isinstance(error, OptionError):
+        return str(error)
+    if isinstance(error, app_commands.TransformerError):
+        if error.type == discord.AppCommandOptionType.user:
+            return "That user is not a member of this server (any more); pick someone who is."
+        return "One of the options has a value this command does not take."
+    if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+        return (
+            "This bot does not have that command (any more). Discord may show an old command "
+            "list for a while: restart Discord or wait a few minutes."
+        )
+    return None

@@ -1,0 +1,265 @@
+"""The Discord client of the bot: the gateway it subscribes to, the resources it opens before
+the cogs load (database, game table, worker pools), command sync, shard identify pacing and the
+health file. :func:`bot_class` picks the unsharded or the sharded client for a configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+import health
+from ai.pool import AIPool
+from app.config import Config
+from app.table import GameTable
+from cogs.boundary import ErrorBoundaryTree, tell_user
+from render.pool import RenderPool
+from storage import Shards, Storage, open_storage
+
+log = logging.getLogger("backgammon")
+
+# Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
+EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
+#: Worker processes of the computer players (one: on a two-core machine the bot keeps the
+#: other core; a decision is one core's work).
+AI_WORKERS = 1
+#: How much lower the workers' CPU priority is than the bot's (nice 10 against 0: when both
+#: want a core the bot gets about nine tenths of it), so that the computer's thinking never
+#: slows the replies of games between people.
+AI_NICENESS = 10
+#: Processes drawing the boards (painting and PNG encoding never run in the bot process): one
+#: next to the bot's own core, a second one only where there are cores for it (measured by
+#: bench/e2e.py --burst; each worker holds ~40 MB).
+RENDER_WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
+
+# While the gateway is connected, the bot touches HEALTH_FILE this often (see health.py).
+HEALTH_INTERVAL = 15.0
+
+#: Seconds between two IDENTIFYs of one rate-limit bucket (shard id % max_concurrency): Discord
+#: allows one per bucket per 5 s, plus a margin for the time from the reservation to the
+#: IDENTIFY reaching Discord.
+IDENTIFY_SPACING = 5.5
+
+
+def gateway_intents() -> discord.Intents:
+    """The gateway events the bot subscribes to: the default intents (none privileged) less
+    messages, reactions, typing and polls. The bot acts on interactions only and never reads
+    those; in busy servers they are most of the gateway's traffic, each event decompressed,
+    parsed and dispatched for nothing. Even in a quiet one each board the bot posts came back as
+    a MESSAGE_CREATE: 2 gateway events per /move instead of 1, and 7 % more Python calls in the
+    bot per move (cProfile under bench/e2e.py --burst)."""
+    intents = discord.Intents.default()
+    intents.messages = False  # guild_messages and dm_messages
+    intents.reactions = False
+    intents.typing = False
+    intents.polls = False
+    return intents
+
+
+class BackgammonBot(commands.Bot):
+    """The bot as one unsharded process (:class:`ShardedBackgammonBot` runs given shards)."""
+
+    db: Storage
+
+    def __init__(self, config: Config) -> None:
+        # The bot never joins voice channels, so the missing-voice-library warnings are noise.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
+        shard_options: dict[str, object] = {}
+        if config.shards is not None:
+            shard_options = {"shard_count": config.shards.count, "shard_ids": config.shards.ids}
+        # No message cache: the bot never reads old messages from it (its own come back from
+        # each request), and 1,000 cached messages cost memory and parsing for nothing.
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=gateway_intents(),
+            max_messages=None,
+            tree_cls=ErrorBoundaryTree,
+            help_command=None,
+            # discord.py types Bot's options as a TypedDict without shard_ids: only
+            # AutoShardedBot takes it, reached through this same call from ShardedBackgammonBot.
+            **shard_options,  # type: ignore[arg-type]
+            # Nothing pings unless a message names whom it may notify (the player to act).
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.config = config
+        self._max_concurrency: int | None = None
+        self._gateway_up = False
+        self._health_task: asyncio.Task[None] | None = None
+
+    @property
+    def owned_shards(self) -> Shards | None:
+        """The shards this process runs (None: unsharded, everything is this process's)."""
+        return self.config.shards
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Commands are global to the application: one process (the one running shard 0)
+        syncs them, not every shard process at every start."""
+        shards = self.config.shards
+        return shards is None or 0 in shards.ids
+
+    async def on_interaction(self, interaction: discord.Interaction[commands.Bot]) -> None:
+        """A button or menu no handler knows (a stale message, a modified client) gets an
+        answer instead of Discord's "This interaction failed"."""
+        if interaction.type != discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str) or self._component_handled(interaction, custom_id):
+            return
+        log.info("no handler for component %r (user %s)", custom_id[:100], interaction.user.id)
+        await tell_user(
+            interaction,
+            "This button does not work any more (its message is too old, or the bot has "
+            "changed since). Use the command again.",
+        )
+
+    def _component_handled(self, interaction: discord.Interaction[Any], custom_id: str) -> bool:
+        # discord.py has no public lookup; if its internals change, assume handled (no reply
+        # beats a second, conflicting one).
+        store = getattr(self._connection, "_view_store", None)
+        dynamic = getattr(store, "_dynamic_items", None)
+        views = getattr(store, "_views", None)
+        if not isinstance(dynamic, dict) or not isinstance(views, dict):
+            return True
+        if any(pattern.fullmatch(custom_id) for pattern in dynamic):
+            return True
+        data: Any = interaction.data or {}
+        key = (data.get("component_type"), custom_id)
+        message_id = interaction.message.id if interaction.message is not None else None
+        return key in views.get(message_id, {}) or key in views.get(None, {})
+
+    async def on_connect(self) -> None:
+        self._gateway_up = True
+
+    async def on_ready(self) -> None:
+        self._gateway_up = True
+        self._touch_health()
+
+    async def on_resumed(self) -> None:
+        self._gateway_up = True
+        self._touch_health()
+
+    async def on_disconnect(self) -> None:
+        self._gateway_up = False
+
+    def _touch_health(self) -> None:
+        path = self.config.health_file
+        if path is not None and self._gateway_up and self.is_ready() and not self.is_closed():
+            try:
+                health.touch(path)
+            except OSError as exc:
+                log.warning("cannot write HEALTH_FILE %s: %s", path, exc)
+
+    async def _report_health(self) -> None:
+        """Touch the health file while the gateway is connected; its age tells a HEALTHCHECK."""
+        while True:
+            self._touch_health()
+            await asyncio.sleep(HEALTH_INTERVAL)
+
+    async def setup_hook(self) -> None:
+        await self.open_resources()
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+            log.info("loaded extension %s", extension)
+        if self.syncs_commands:
+            await self.sync_commands()
+        else:
+            log.info("not syncing commands: the process running shard 0 does")
+        if self.config.health_file is not None:
+            self._health_task = asyncio.create_task(self._report_health())
+
+    async def open_resources(self) -> None:
+        """Open the database and the game table before the extensions that use them load."""
+        # Migrations run here; on PostgreSQL, processes starting together apply them once.
+        self.db = await open_storage(self.config.database_target)
+        seed = self.config.dice_seed
+        rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        # Every board is drawn in these worker processes (started, with their picture caches
+        # built, before the first command); they stop with the bot.
+        self.render_pool = RenderPool(RENDER_WORKERS)
+        await self.render_pool.start()
+        self.table = GameTable(self.db, rng, renderer=self.render_pool)
+        log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
+        # The computer players think in worker processes (one: the bot keeps the other core),
+        # never on the event loop; they stop with the bot.
+        self.ai_pool = AIPool(workers=AI_WORKERS, niceness=AI_NICENESS)
+        await self.ai_pool.start()
+
+    async def close(self) -> None:
+        if self._health_task is not None:
+            self._health_task.cancel()
+        if self.config.health_file is not None:
+            health.clear(self.config.health_file)
+        await super().close()
+        pool = getattr(self, "ai_pool", None)
+        if pool is not None:
+            await pool.close()
+        render_pool = getattr(self, "render_pool", None)
+        if render_pool is not None:
+            await render_pool.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            await db.close()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Respect Discord's identify rate limit across every process sharing the database:
+        each IDENTIFY reserves a slot in its bucket (shard id % max_concurrency, from
+        /gateway/bot), slots of one bucket ``IDENTIFY_SPACING`` seconds apart, and waits for
+        it. Unsharded, discord.py's own pacing is enough."""
+        if self.config.shards is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        bucket = (shard_id or 0) % await self.max_concurrency()
+        at = await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=IDENTIFY_SPACING)
+        delay = at - time.time()
+        if delay > 0:
+            log.info("shard %s waits %.1f s for its identify slot", shard_id, delay)
+            await asyncio.sleep(delay)
+
+    async def max_concurrency(self) -> int:
+        """``session_start_limit.max_concurrency`` of GET /gateway/bot (1 if unavailable)."""
+        if self._max_concurrency is None:
+            try:
+                _, _, limits = await self.http.get_bot_gateway()
+                self._max_concurrency = max(1, int(limits["max_concurrency"]))
+            except (discord.DiscordException, KeyError, TypeError, ValueError) as exc:
+                log.warning("could not read max_concurrency from /gateway/bot: %s", exc)
+                self._max_concurrency = 1
+        return self._max_concurrency
+
+    async def sync_commands(self) -> None:
+        guild = discord.Object(id=self.config.guild_id) if self.config.guild_id else None
+        try:
+            if guild is not None:
+                # A guild sync shows up at once; a global one can take a while to propagate.
+                self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        except discord.HTTPException as exc:
+            # Commands synced earlier keep working, so report and carry on.
+            where = f"to guild {self.config.guild_id}" if guild else "globally"
+            log.error(
+                "could not sync commands %s: %s (was the bot invited with the "
+                "applications.commands scope?)",
+                where,
+                exc,
+            )
+            return
+        where = f"to guild {self.config.guild_id}" if guild else "globally"
+        log.info("synced %d commands %s", len(synced), where)
+
+
+class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):
+    """The bot running the shards of ``config.shards`` in this process."""
+
+
+def bot_class(config: Config) -> type[BackgammonBot]:
+    return ShardedBackgammonBot if config.shards is not None else BackgammonBot

@@ -8,6 +8,9 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord import app_commands
+
+from app.records import GameChoice
 
 log = logging.getLogger(__name__)
 
@@ -55,3 +58,8 @@ async def reply_error(interaction: discord.Interaction[Any], message: str) -> No
         # The interaction could not be acknowledged in time (Discord answers 404 for it):
         # there is nobody left to tell.
         log.info("refusal for interaction %s not delivered: %s", interaction.id, message[:80])
+
+
+def game_choices(choices: list[GameChoice]) -> list[app_commands.Choice[int]]:
+    """Recent games offered for a game-number option (autocomplete)."""
+    return [app_commands.Choice(name=c.label, value=c.game_id) for c in choices]

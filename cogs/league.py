@@ -1,93 +1,56 @@
 """Leaderboards, player statistics, game history and records, claims on time, guild settings,
 and the background sweep that reminds idle players.
 
-Like the game cog it is thin: storage computes ratings and statistics, the engine decides what a
-claim does, the GameTable commits it. Refusals are ephemeral replies that say why.
+The Discord side only: app.league finds the figures, checks and commits claims and says which
+notices are due, app.settings keeps the server's settings; this cog shows the results as
+embeds, files and buttons. Refusals are ephemeral replies that say why.
 """
 
 from __future__ import annotations
 
-import asyncio
-import datetime as dt
 import io
 import logging
 import math
 import re
-from functools import partial
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from app.table import GameTable, Outcome
-from cogs.boards import Boards
-from cogs.common import guarded, mention, reply_error, send_committed
-from cogs.looks import ServerTheme, forget_server_theme, known_theme, server_theme, theme_label
-from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
-from engine import VARIANTS, EngineError
-from engine.game import GameState
-from interop.gnubg import gnubg_id, record_with_ids
-from interop.mat import export_mat
-from render.chart import render_rating_chart
-from render.game_scene import plural, result_text
-from storage import (
+from app.errors import Refusal
+from app.league import (
     OVERALL,
-    ConflictError,
+    Claim,
     DatabaseGoneError,
-    Game,
-    GuildSettings,
+    Leaderboard,
+    LeaderboardPage,
+    Notice,
     PlayerStats,
-    Storage,
+    Reminders,
+    Shards,
 )
-from storage.models import DRAWN_KINDS
+from app.league import (
+    League as LeagueService,
+)
+from app.records import duration, game_outcome_for, rating_text, variant_name
+from app.settings import GuildSettings, ServerSettings
+from app.table import GameTable
+from cogs.boards import Boards
+from cogs.common import game_choices, guarded, mention, reply_error, send_committed
+from cogs.looks import ServerTheme, known_theme, theme_label
+from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
+from engine import VARIANTS
+from render.game_scene import plural, result_text
 
 log = logging.getLogger(__name__)
 
-PAGE_SIZE = 10
-HISTORY_SIZE = 10
-#: Rating-history points drawn per series (the latest ones).
-CHART_POINTS = 1000
 CHART_FILE = "rating.png"
 BOARD_FILE = "board.png"
 RECORD_FORMATS = [
     app_commands.Choice(name="text record", value="text"),
     app_commands.Choice(name="mat (Jellyfish match file, classic only)", value="mat"),
 ]
-MANAGE_GUILD_REFUSAL = "Only members with the Manage Server permission can use /settings."
-
-
-def variant_name(variant: str) -> str:
-    if variant == OVERALL:
-        return "Overall"
-    rules = VARIANTS.get(variant)
-    return rules.name if rules is not None else variant
-
-
-def rating_text(rating: float, provisional: bool) -> str:
-    return f"{rating:.0f}{'?' if provisional else ''}"
-
-
-def duration(seconds: float) -> str:
-    """A short human duration: "3 days 4 h", "5 h 12 min", "7 min" (rounded up to a minute)."""
-    minutes = max(1, math.ceil(max(0.0, seconds) / 60))
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    if days:
-        unit = "day" if days == 1 else "days"
-        return f"{days} {unit} {hours} h" if hours else f"{days} {unit}"
-    if hours:
-        return f"{hours} h {mins} min" if mins else f"{hours} h"
-    return f"{mins} min"
-
-
-def _utc(timestamp: float | None) -> str:
-    if timestamp is None or not math.isfinite(timestamp):
-        return "unknown"
-    try:
-        return dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    except (OverflowError, OSError, ValueError):
-        return "unknown"
 
 
 def _discord_date(timestamp: float | None) -> str:
@@ -96,117 +59,61 @@ def _discord_date(timestamp: float | None) -> str:
     return f"<t:{int(timestamp)}:d>"
 
 
-def _state_or_none(game: Game) -> GameState | None:
-    """The stored engine state; None for games imported without one (or unreadable)."""
-    try:
-        return GameState.from_json(game.state_json)
-    except Exception:
-        return None
-
-
-def _names(game: Game, state: GameState | None) -> tuple[str, str]:
-    if state is not None:
-        return state.players
-    return (f"Player {game.player_x}", f"Player {game.player_o}")
-
-
-def game_outcome_for(game: Game, user_id: int) -> str:
-    """How a finished (or aborted) game went for ``user_id``, e.g. "Won 2 (gammon)"."""
-    if game.status == "aborted":
-        return "Aborted"
-    if game.status == "active":
-        return "In progress"
-    kind = game.result_kind or "?"
-    if game.winner_id is None or kind in DRAWN_KINDS:
-        return f"Draw ({kind})"
-    verb = "Won" if game.winner_id == user_id else "Lost"
-    if game.match_length > 1:
-        mine, theirs = (
-            (game.score_x, game.score_o)
-            if user_id == game.player_x
-            else (game.score_o, game.score_x)
+def leaderboard_message(
+    shown: LeaderboardPage,
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    """The embed and Prev/Next buttons of one leaderboard page."""
+    board, page, pages, total = shown.board, shown.page, shown.pages, shown.total
+    variant = shown.variant
+    title = f"Leaderboard: {'all variants' if variant is None else variant_name(board)}"
+    embed = discord.Embed(title=title, colour=discord.Colour.dark_gold())
+    if total == 0:
+        embed.description = (
+            "No rated games on this server yet. Finish a game to get on the board!"
+            if variant is None
+            else f"No rated {variant_name(board)} games on this server yet."
         )
-        return f"{verb} the match {mine}-{theirs} ({kind})"
-    points = game.points or 0
-    return f"{verb} {points} pt{'s' if points != 1 else ''} ({kind})"
+        return embed, None
+    lines = []
+    for row in shown.rows:
+        record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
+        games = plural(row.games, "game")
+        lines.append(
+            f"**{row.rank}.** {mention(row.user_id)} · "
+            f"**{rating_text(row.rating, row.provisional)}** · {games} · {record} · "
+            f"{row.points_won} pts"
+        )
+    embed.description = "\n".join(lines)
+    embed.set_footer(
+        text=f"Page {page + 1}/{pages} · {total} players · W-L(-D) · "
+        "? = provisional rating (RD above 110)"
+    )
+    guild_id = shown.guild_id
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        LeaderboardButton(guild_id, board, max(page - 1, 0), "◀ Prev", disabled=page == 0)
+    )
+    view.add_item(
+        LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
+    )
+    return embed, view
 
 
-def final_line(game: Game, state: GameState | None) -> str:
-    """The last line of a game record: the final result of the game or match."""
-    names = _names(game, state)
-    if game.status == "aborted":
-        return "final: aborted (not rated)"
-    if game.status == "active":
-        return "final: in progress"
-    if game.winner_id is None:
-        return f"final: {game.result_kind or 'draw'} (0 points)"
-    winner = names[0] if game.winner_id == game.player_x else names[1]
-    if game.match_length > 1:
+def notice_text(notice: Notice) -> str:
+    """A claim notice (to the waiting player) or a reminder (to the player to act)."""
+    idle = duration(notice.idle_seconds)
+    what = variant_name(notice.game.variant)
+    if notice.claim:
         return (
-            f"final: {winner} wins the match {game.score_x}-{game.score_o} "
-            f"(last game: {game.result_kind})"
+            f"{mention(notice.waiting_user)}, {mention(notice.idle_user)} has not moved for "
+            f"{idle} in your {what} game: you may claim the win with /claim."
         )
-    return f"final: {winner} wins {game.points} ({game.result_kind})"
-
-
-def game_record(game: Game) -> str:
-    """The full record of a game (RULES §7.7 lines) with a header, as a text file body.
-
-    Classic records also give gnubg's ID (position ID:match ID) of the final position and,
-    before each decision, of the position it was taken in. Replays the record: call it off the
-    event loop.
-    """
-    state = _state_or_none(game)
-    names = _names(game, state)
-    lines = [
-        f"game: {game.id}",
-        f"variant: {game.variant} ({variant_name(game.variant)})",
-        f"players: {names[0]} (X, id {game.player_x}) vs {names[1]} (O, id {game.player_o})",
-        f"match length: {game.match_length}",
-        f"date: {_utc(game.created_at)}",
-    ]
-    if game.finished_at is not None:
-        lines.append(f"ended: {_utc(game.finished_at)}")
-    body: list[str] | None = None
-    if state is not None and state.rules.has_gnubg_ids:
-        lines.append(f"gnubg ID: {gnubg_id(state)}")
-        try:
-            body = record_with_ids(state)
-        except EngineError:
-            log.warning("record of game %s cannot be replayed; shown without gnubg IDs", game.id)
-    lines.append("")
-    if body is not None:
-        lines.extend(body)
-    elif state is not None and state.record:
-        lines.extend(state.record)
-    else:
-        lines.append("(no move record stored for this game)")
-    lines.append("")
-    lines.append(final_line(game, state))
-    return "\n".join(lines) + "\n"
-
-
-async def recent_game_choices(
-    db: Storage, interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[int]]:
-    """The asking user's recent games, filtered by the number typed so far (autocomplete)."""
-    if interaction.guild_id is None:
-        return []
-    typed = str(current).strip().lstrip("#")
-    games = await db.recent_games(interaction.guild_id, interaction.user.id, limit=25)
-    choices = []
-    for game in games:
-        if typed and not str(game.id).startswith(typed):
-            continue
-        state = _state_or_none(game)
-        names = _names(game, state)
-        mine = 0 if game.player_x == interaction.user.id else 1
-        label = (
-            f"#{game.id} {variant_name(game.variant)} vs {names[1 - mine]}: "
-            f"{game_outcome_for(game, interaction.user.id)}"
-        )
-        choices.append(app_commands.Choice(name=label[:100], value=game.id))
-    return choices
+    return (
+        f"{mention(notice.idle_user)}, it is your turn in your {what} game against "
+        f"{mention(notice.waiting_user)} (no move for {idle}). After "
+        f"{duration(notice.claim_after_seconds)} without a move, your opponent "
+        "may claim the game with /claim."
+    )
 
 
 class LeaderboardButton(
@@ -248,10 +155,19 @@ class League(commands.Cog):
     #: Seconds between two sweeps for reminders and claimable games.
     SWEEP_SECONDS = 60.0
 
-    def __init__(self, bot: commands.Bot, table: GameTable) -> None:
+    def __init__(
+        self,
+        bot: commands.Bot,
+        table: GameTable,
+        league: LeagueService,
+        reminders: Reminders,
+        settings: ServerSettings,
+    ) -> None:
         self.bot = bot
         self.table = table
-        self.db: Storage = table.db
+        self.league = league
+        self.reminders = reminders
+        self.server_settings = settings
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)
@@ -272,48 +188,9 @@ class League(commands.Cog):
 
     # --- leaderboard --------------------------------------------------------------------------
 
-    async def leaderboard_page(
-        self, guild_id: int, board: str, page: int
-    ) -> tuple[discord.Embed, discord.ui.View | None]:
-        """The embed and Prev/Next buttons of one page (clamped to the pages that exist)."""
-        variant = None if board == OVERALL else board
-        total = await self.db.leaderboard_count(guild_id, variant)
-        pages = max(1, math.ceil(total / PAGE_SIZE))
-        page = max(0, min(page, pages - 1))
-        title = f"Leaderboard: {'all variants' if variant is None else variant_name(board)}"
-        embed = discord.Embed(title=title, colour=discord.Colour.dark_gold())
-        if total == 0:
-            embed.description = (
-                "No rated games on this server yet. Finish a game to get on the board!"
-                if variant is None
-                else f"No rated {variant_name(board)} games on this server yet."
-            )
-            return embed, None
-        rows = await self.db.leaderboard(
-            guild_id, variant, limit=PAGE_SIZE, offset=page * PAGE_SIZE
-        )
-        lines = []
-        for row in rows:
-            record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
-            games = plural(row.games, "game")
-            lines.append(
-                f"**{row.rank}.** {mention(row.user_id)} · "
-                f"**{rating_text(row.rating, row.provisional)}** · {games} · {record} · "
-                f"{row.points_won} pts"
-            )
-        embed.description = "\n".join(lines)
-        embed.set_footer(
-            text=f"Page {page + 1}/{pages} · {total} players · W-L(-D) · "
-            "? = provisional rating (RD above 110)"
-        )
-        view = discord.ui.View(timeout=None)
-        view.add_item(
-            LeaderboardButton(guild_id, board, max(page - 1, 0), "◀ Prev", disabled=page == 0)
-        )
-        view.add_item(
-            LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
-        )
-        return embed, view
+    @property
+    def boards(self) -> Leaderboard:
+        return self.league.leaderboard
 
     @app_commands.command(name="leaderboard", description="Top players of this server")
     @app_commands.describe(variant="Which variant (default: the overall rating)")
@@ -325,7 +202,7 @@ class League(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         board = OVERALL if variant is None else variant.value
-        embed, view = await self.leaderboard_page(interaction.guild_id, board, 0)
+        embed, view = leaderboard_message(await self.boards.page(interaction.guild_id, board, 0))
         if view is None:
             await interaction.response.send_message(embed=embed)
         else:
@@ -334,10 +211,12 @@ class League(commands.Cog):
     async def turn_page(
         self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
     ) -> None:
-        if interaction.guild_id != guild_id or (board != OVERALL and board not in VARIANTS):
-            await reply_error(interaction, "This leaderboard cannot be shown here.")
+        try:
+            shown = await self.boards.turn_page(interaction.guild_id, guild_id, board, page)
+        except Refusal as refusal:
+            await reply_error(interaction, str(refusal))
             return
-        embed, view = await self.leaderboard_page(guild_id, board, page)
+        embed, view = leaderboard_message(shown)
         await interaction.response.edit_message(embed=embed, view=view)
 
     # --- statistics ---------------------------------------------------------------------------
@@ -366,19 +245,6 @@ class League(commands.Cog):
         lines.append(f"Streak: {now} · best {plural(stats.best_streak, 'win')}")
         return "\n".join(lines)
 
-    async def _chart(
-        self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
-    ) -> bytes:
-        series: dict[str, list[tuple[float, float]]] = {}
-        for stats in rows:
-            variant = None if stats.variant == OVERALL else stats.variant
-            history = await self.db.rating_history(guild_id, user_id, variant, limit=CHART_POINTS)
-            series[variant_name(stats.variant)] = [(p.at, p.rating) for p in history]
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None, partial(render_rating_chart, series, title=f"Rating history: {name}")
-        )
-
     @app_commands.command(name="stats", description="A player's ratings and statistics")
     @app_commands.describe(user="Whose statistics (default: yours)")
     @app_commands.guild_only()
@@ -387,8 +253,8 @@ class League(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         target = self._target(interaction, user)
-        rows = await self.db.player_stats(interaction.guild_id, target.id)
-        computer = await self.db.computer_record(interaction.guild_id, target.id)
+        found = await self.league.statistics(interaction.guild_id, target.id)
+        rows, computer = found.rows, found.computer
         name = target.display_name[:32]
         if not rows and not computer:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
@@ -417,7 +283,7 @@ class League(commands.Cog):
             return
         # The rating histories and the chart can take a while on a busy bot: answer first.
         await interaction.response.defer(thinking=True)
-        png = await self._chart(interaction.guild_id, target.id, rows, name)
+        png = await self.league.rating_chart(interaction.guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
         await interaction.followup.send(
             embed=embed, file=discord.File(io.BytesIO(png), filename=CHART_FILE)
@@ -433,7 +299,7 @@ class League(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         target = self._target(interaction, user)
-        games = await self.db.recent_games(interaction.guild_id, target.id, limit=HISTORY_SIZE)
+        games = await self.league.history(interaction.guild_id, target.id)
         name = target.display_name[:32]
         if not games:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
@@ -471,42 +337,20 @@ class League(commands.Cog):
         format: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
-        found = await self.db.get_game(game)
-        if found is None or found.guild_id != interaction.guild_id:
-            await reply_error(interaction, f"There is no game #{game} on this server.")
-            return
-        state = _state_or_none(found)
-        names = _names(found, state)
-        loop = asyncio.get_running_loop()
         mat = format is not None and format.value == "mat"
-        rules = VARIANTS.get(found.variant)
-        if mat and (rules is None or not rules.has_gnubg_ids or state is None):
-            await reply_error(
-                interaction,
-                "Only backgammon (classic) games can be exported as a .mat match file; "
-                f"game #{found.id} is {variant_name(found.variant)}. "
-                "Use /record without format for its text record.",
-            )
+        try:
+            request = await self.league.record_request(interaction.guild_id, game, mat=mat)
+            # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
+            await interaction.response.defer(thinking=True)
+            made = await self.league.record(request)
+        except Refusal as refusal:
+            await reply_error(interaction, str(refusal))
             return
-        # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
-        await interaction.response.defer(thinking=True)
-        if mat:
-            assert state is not None
-            date = dt.datetime.fromtimestamp(found.created_at, dt.UTC).date()
-            try:
-                text = await loop.run_in_executor(None, partial(export_mat, state, date=date))
-            except EngineError as exc:
-                log.warning("game %s cannot be exported: %s", found.id, exc)
-                await reply_error(interaction, f"Game #{found.id} cannot be exported: {exc}")
-                return
-            body, filename = text.encode("utf-8"), f"game-{found.id}.mat"
-        else:
-            text = await loop.run_in_executor(None, game_record, found)
-            body, filename = text.encode("utf-8"), f"game-{found.id}.txt"
+        names = made.names
         await interaction.followup.send(
-            f"Record of game #{found.id}: {names[0]} vs {names[1]} "
-            f"({variant_name(found.variant)}).",
-            file=discord.File(io.BytesIO(body), filename=filename),
+            f"Record of game #{made.game.id}: {names[0]} vs {names[1]} "
+            f"({variant_name(made.game.variant)}).",
+            file=discord.File(io.BytesIO(made.body), filename=made.filename),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -514,7 +358,11 @@ class League(commands.Cog):
     async def record_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[int]]:
-        return await recent_game_choices(self.db, interaction, current)
+        return game_choices(
+            await self.league.games.recent_choices(
+                interaction.guild_id, interaction.user.id, current
+            )
+        )
 
     # --- claims on time -----------------------------------------------------------------------
 
@@ -524,67 +372,28 @@ class League(commands.Cog):
     @app_commands.guild_only()
     async def claim(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        game = await self.db.get_active_game(interaction.channel_id)
-        if game is None:
-            await reply_error(interaction, "There is no game in this channel to claim.")
-            return
-        user = interaction.user.id
-        seat = GameTable.seat_of(game, user)
-        if seat is None:
-            await reply_error(interaction, "Only the players of this game can claim it.")
-            return
-        state = self.table.state_of(game)
-        if state.mover == seat:
-            await reply_error(
-                interaction, "The game is waiting for you: it is your turn, so you cannot claim."
+        try:
+            claim = await self.league.claim(
+                interaction.guild_id, interaction.channel_id, interaction.user.id
             )
+        except Refusal as refusal:
+            await reply_error(interaction, str(refusal))
             return
-        settings = await self.db.get_guild_settings(interaction.guild_id)
-        now = self.table.clock()
-        idle = game.idle_seconds(now)
-        left = settings.claim_after_seconds - idle
-        if left > 0:
-            await reply_error(
-                interaction,
-                f"Too early to claim: {state.players[state.mover]} has been idle for "
-                f"{duration(idle)}, and a claim needs {duration(settings.claim_after_seconds)} "
-                f"without a move. You can claim in {duration(left)}.",
-            )
-            return
-        async with self.table.lock(game.channel_id):
-            fresh = await self.db.get_game(game.id)
-            if fresh is None or fresh.status != "active" or fresh.version != game.version:
-                await reply_error(interaction, "The game has moved on; look again.")
-                return
-            try:
-                outcome = await self.table.act(fresh, user, lambda s, seat: s.claim(seat), "claim")
-            except EngineError as exc:
-                await reply_error(interaction, exc.message)
-                return
-            except ConflictError:
-                await reply_error(
-                    interaction, "Someone acted on this game at the same moment; look again."
-                )
-                return
-        idle_user = GameTable.user_of(game, state.mover)
         header = (
-            f"{interaction.user.mention} claims the game on time: {mention(idle_user)} "
-            f"did not move for {duration(idle)}."
+            f"{interaction.user.mention} claims the game on time: {mention(claim.idle_user)} "
+            f"did not move for {duration(claim.idle_seconds)}."
         )
         await send_committed(
             interaction,
-            self._send_result(interaction, outcome, header, fresh.board_message_id),
+            self._send_result(interaction, claim, header),
             "Your claim was recorded and the game is over, but Discord did not take the reply. "
             "/history shows the result.",
         )
 
     async def _send_result(
-        self,
-        interaction: discord.Interaction[Any],
-        outcome: Outcome,
-        header: str,
-        board_message_id: int | None,
+        self, interaction: discord.Interaction[Any], claim: Claim, header: str
     ) -> None:
+        outcome = claim.outcome
         state = outcome.state
         lines = [header, f"**Game over.** {result_text(state, state.players)}"]
         finished = outcome.finished
@@ -601,13 +410,13 @@ class League(commands.Cog):
         # Committed: answer Discord at once, then draw the final board and tidy the old one.
         await interaction.response.defer(thinking=True)
         boards = Boards(self.bot, self.table)
-        theme = await server_theme(self.db, outcome.game.guild_id)
+        theme = await self.server_settings.theme(outcome.game.guild_id)
         await interaction.followup.send(
             "\n".join(lines)[:1900],
             file=await boards.file(state, theme=theme),
             allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
         )
-        await boards.retire(outcome.game.channel_id, board_message_id, "*Claimed on time.*")
+        await boards.retire(outcome.game.channel_id, claim.board_message_id, "*Claimed on time.*")
 
     # --- settings -----------------------------------------------------------------------------
 
@@ -657,43 +466,23 @@ class League(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override
-        # that in the integration settings, so the permission is checked here too.
-        if not interaction.permissions.manage_guild:
-            await reply_error(interaction, MANAGE_GUILD_REFUSAL)
-            return
-        current = await self.db.get_guild_settings(interaction.guild_id)
-        if (
-            reminder_hours is None
-            and claim_hours is None
-            and challenge_minutes is None
-            and theme is None
-        ):
-            await interaction.response.send_message(
-                embed=self._settings_embed(current, "Settings of this server"), ephemeral=True
+        # that in the integration settings, so the permission is checked too.
+        try:
+            shown = await self.server_settings.show_or_change(
+                interaction.guild_id,
+                may_manage=interaction.permissions.manage_guild,
+                by=interaction.user.id,
+                reminder_hours=reminder_hours,
+                claim_hours=claim_hours,
+                challenge_minutes=challenge_minutes,
+                theme=theme,
             )
+        except Refusal as refusal:
+            await reply_error(interaction, str(refusal))
             return
-        reminder = (
-            current.reminder_after_seconds if reminder_hours is None else reminder_hours * 3600
-        )
-        claim = current.claim_after_seconds if claim_hours is None else claim_hours * 3600
-        if reminder >= claim:
-            await reply_error(
-                interaction,
-                f"The reminder ({duration(reminder)}) must come before the claim time "
-                f"({duration(claim)}). Nothing was changed.",
-            )
-            return
-        new = await self.db.set_guild_settings(
-            interaction.guild_id,
-            reminder_after_seconds=reminder,
-            claim_after_seconds=claim,
-            challenge_expiry_seconds=None if challenge_minutes is None else challenge_minutes * 60,
-            board_theme=theme,
-        )
-        forget_server_theme(self.db, interaction.guild_id)
-        log.info("guild %s settings changed by %s: %s", new.guild_id, interaction.user.id, new)
+        title = "Settings updated" if shown.changed else "Settings of this server"
         await interaction.response.send_message(
-            embed=self._settings_embed(new, "Settings updated"), ephemeral=True
+            embed=self._settings_embed(shown.settings, title), ephemeral=True
         )
 
     # --- reminders ----------------------------------------------------------------------------
@@ -712,72 +501,13 @@ class League(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def sweep(self) -> int:
-        """Post the due reminders and claim notices; returns how many were posted.
-
-        A game idle past the claim time gets one claim notice (telling the waiting player he
-        may /claim); one idle past the reminder time gets one reminder (mentioning the player
-        to act). Each is posted once per idle period: ``reminded_at`` records it, and any action
-        clears it.
-        """
-        now = self.table.clock()
-        settings: dict[int, GuildSettings] = {}
-        posted = 0
-        seen: set[int] = set()
+        """Post the due reminders and claim notices; returns how many were posted."""
         # Sharded, each process sweeps only the guilds of its own shards.
         shards = getattr(self.bot, "owned_shards", None)
-        for game in await self.db.claimable_games(now, shards=shards):
-            seen.add(game.id)
-            if game.guild_id not in settings:
-                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
-            claim_at = game.last_action_at + settings[game.guild_id].claim_after_seconds
-            if game.reminded_at is not None and game.reminded_at >= claim_at:
-                continue  # already told in this idle period
-            posted += await self._notify(game, now, settings[game.guild_id], claim=True)
-        for game in await self.db.games_needing_reminder(now, shards=shards):
-            if game.id in seen:
-                continue
-            if game.guild_id not in settings:
-                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
-            posted += await self._notify(game, now, settings[game.guild_id], claim=False)
+        posted = 0
+        async for notice in self.reminders.due(shards if isinstance(shards, Shards) else None):
+            posted += await self._post(notice.game.channel_id, notice_text(notice))
         return posted
-
-    async def _notify(
-        self, game: Game, now: float, settings: GuildSettings, *, claim: bool
-    ) -> bool:
-        async with self.table.lock(game.channel_id):
-            fresh = await self.db.get_game(game.id)
-            # The game may have moved on between the query and the lock.
-            if fresh is None or fresh.status != "active" or fresh.version != game.version:
-                return False
-            state = _state_or_none(fresh)
-            if state is None or state.is_over:
-                return False
-            idle_user = GameTable.user_of(fresh, state.mover)
-            waiting_user = GameTable.user_of(fresh, 1 - state.mover)
-            if fresh.against_computer and (claim or state.mover == 1):
-                # The computer neither claims nor needs a reminder (its turns are resumed).
-                return False
-            idle = duration(fresh.idle_seconds(now))
-            what = variant_name(fresh.variant)
-            if claim:
-                text = (
-                    f"{mention(waiting_user)}, {mention(idle_user)} has not moved for {idle} "
-                    f"in your {what} game: you may claim the win with /claim."
-                )
-            else:
-                text = (
-                    f"{mention(idle_user)}, it is your turn in your {what} game against "
-                    f"{mention(waiting_user)} (no move for {idle}). After "
-                    f"{duration(settings.claim_after_seconds)} without a move, your opponent "
-                    "may claim the game with /claim."
-                )
-            # Claimed first, with a compare-and-set on the game as read: at most one notice per
-            # idle period even if the bot dies right after posting or another process sharing
-            # the database swept the same game, and no retry every sweep when posting fails
-            # (channel gone, no access), which would only repeat the failure.
-            if not await self.db.mark_reminded(fresh.id, now=now, expected=fresh):
-                return False
-            return await self._post(fresh.channel_id, text)
 
     async def _post(self, channel_id: int, text: str) -> bool:
         try:
@@ -795,4 +525,10 @@ async def setup(bot: commands.Bot) -> None:
     table = getattr(bot, "table", None)
     if not isinstance(table, GameTable):
         raise RuntimeError("the bot must create its GameTable before loading cogs.league")
-    await bot.add_cog(League(bot, table))
+
+    def clock() -> float:
+        return table.clock()  # read at each call: tests (and the bot) may replace it
+
+    league = LeagueService(table.db, table, clock)
+    reminders = Reminders(table.db, table, clock)
+    await bot.add_cog(League(bot, table, league, reminders, ServerSettings(table.db)))

@@ -51,12 +51,14 @@ class WholeNumber(app_commands.Transformer):
     async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             try:  # Discord sends integers; anything else is refused unless it is one in disguise
-                value = int(str(value), 10)
+                number = int(str(value), 10)
             except ValueError:
                 raise OptionError(f"{self.what} must be a whole number.") from None
-        if not self.low <= value <= self.high:
+        else:
+            number = value
+        if not self.low <= number <= self.high:
             raise OptionError(f"{self.what} must be from {self.low} to {self.high}.")
-        return value
+        return number
 
 
 class VariantOption(app_commands.Transformer):
@@ -67,7 +69,8 @@ class VariantOption(app_commands.Transformer):
         return discord.AppCommandOptionType.string
 
     @property
-    def choices(self) -> list[app_commands.Choice[str]]:
+    def choices(self) -> list[app_commands.Choice[int | float | str]]:
+        # Typed as the base class's property (a list is invariant in its item type).
         return [app_commands.Choice(name=v.name, value=v.id) for v in VARIANTS.values()]
 
     async def transform(

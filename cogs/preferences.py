@@ -8,17 +8,16 @@ stays the look of the boards everybody sees in its channels.
 
 from __future__ import annotations
 
-import logging
+import time
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.looks import SERVER_THEME, PlayerTheme, known_theme, server_theme, theme_label
-from storage import PlayerPreferences, Storage
-
-log = logging.getLogger(__name__)
+from app.settings import PlayerPreferences, Preferences
+from app.table import GameTable
+from cogs.looks import PlayerTheme, known_theme, theme_label
 
 
 def preferences_embed(prefs: PlayerPreferences, server: str | None, title: str) -> discord.Embed:
@@ -43,12 +42,12 @@ def preferences_embed(prefs: PlayerPreferences, server: str | None, title: str) 
     return embed
 
 
-class Preferences(commands.Cog):
+class PreferencesCog(commands.Cog, name="Preferences"):
     """A player's own board look."""
 
-    def __init__(self, bot: commands.Bot, db: Storage) -> None:
+    def __init__(self, bot: commands.Bot, preferences: Preferences) -> None:
         self.bot = bot
-        self.db = db
+        self.service = preferences
 
     @app_commands.command(
         name="preferences", description="Your board theme and side for /board (only you see)"
@@ -64,32 +63,21 @@ class Preferences(commands.Cog):
         own_side: bool | None = None,
     ) -> None:
         user = interaction.user.id
-        server = (
-            await server_theme(self.db, interaction.guild_id)
-            if interaction.guild_id is not None
-            else None
-        )
+        server = await self.service.server_theme(interaction.guild_id)
         if theme is None and own_side is None:
-            prefs = await self.db.get_player_preferences(user)
+            prefs = await self.service.get(user)
             await interaction.response.send_message(
                 embed=preferences_embed(prefs, server, "Your preferences"), ephemeral=True
             )
             return
-        prefs = await self.db.set_player_preferences(
-            user,
-            now=discord.utils.utcnow().timestamp(),
-            board_theme=None if theme in (None, SERVER_THEME) else theme,
-            own_side=own_side,
-            server_theme=theme == SERVER_THEME,
-        )
-        log.info("preferences of %s changed: %s", user, prefs)
+        prefs = await self.service.save(user, theme=theme, own_side=own_side)
         await interaction.response.send_message(
             embed=preferences_embed(prefs, server, "Preferences saved"), ephemeral=True
         )
 
 
 async def setup(bot: commands.Bot) -> None:
-    db = getattr(bot, "db", None)
-    if not isinstance(db, Storage):
-        raise RuntimeError("the bot must open its storage before loading cogs.preferences")
-    await bot.add_cog(Preferences(bot, db))
+    table = getattr(bot, "table", None)
+    if not isinstance(table, GameTable):
+        raise RuntimeError("the bot must create its GameTable before loading cogs.preferences")
+    await bot.add_cog(PreferencesCog(bot, Preferences(table.db, time.time)))

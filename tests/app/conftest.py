@@ -1,4 +1,5 @@
-"""The application layer under test: real SQLite files, a fake clock, no Discord."""
+"""Fixtures of the app/ tests: a real SQLite file (in pytest's tmp_path), a GameTable on it
+and a clock that only moves when a test moves it. No Discord anywhere."""
 
 from __future__ import annotations
 
@@ -11,13 +12,21 @@ import pytest
 from app.challenges import Challenges
 from app.play import Play
 from app.table import GameTable
-from storage import Storage, open_storage
+from engine.game import GameState
+from storage import Game, Storage, open_storage
+
+GUILD = 111
+CHANNEL = 222
+ALICE = 1001
+BOB = 1002
+#: When the test games start (the fake clock's epoch).
+START = 1_700_000_000.0
 
 
 class FakeClock:
     """Time that moves only when a test says so."""
 
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
+    def __init__(self, now: float = START) -> None:
         self.now = now
 
     def __call__(self) -> float:
@@ -34,11 +43,11 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Storage]:
-    storage = await open_storage(tmp_path / "app.sqlite3")
+    database = await open_storage(tmp_path / "bot.sqlite3")
     try:
-        yield storage
+        yield database
     finally:
-        await storage.close()
+        await database.close()
 
 
 @pytest.fixture
@@ -55,3 +64,18 @@ def challenges(db: Storage, table: GameTable) -> Challenges:
 @pytest.fixture
 def play(db: Storage, table: GameTable) -> Play:
     return Play(db, table)
+
+
+async def new_game(
+    db: Storage,
+    *,
+    variant: str = "classic",
+    channel: int = CHANNEL,
+    now: float = START,
+    hints: bool = False,
+) -> Game:
+    """An active game of alice (X) against bob (O) started at ``now``, opening roll played."""
+    state = GameState.new(variant, ("alice", "bob"), random.Random(3))
+    return await db.create_game(
+        GUILD, channel, variant, ALICE, BOB, state.to_json(), now=now, hints=hints
+    )

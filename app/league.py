@@ -1,0 +1,406 @@
+"""The league without Discord: leaderboards, player statistics, history and records, claims on
+time, and the sweep that finds the idle games whose players must be told.
+
+Storage computes ratings and statistics, the engine decides what a claim does, the GameTable
+commits it; this module holds the policy around them (who may claim, and when; which notices
+are due) and hands back what the front end shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import math
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from functools import partial
+
+from app.errors import Refusal
+from app.records import (
+    GameRecords,
+    NoSuchGame,
+    duration,
+    game_record,
+    player_names,
+    state_or_none,
+    variant_name,
+)
+from app.table import GameTable, Outcome
+from engine import VARIANTS, EngineError
+from engine.game import GameState
+from interop.mat import export_mat
+from render.chart import render_rating_chart
+from storage import (
+    OVERALL,
+    ComputerRecord,
+    ConflictError,
+    DatabaseGoneError,
+    Game,
+    GuildSettings,
+    LeaderboardRow,
+    PlayerStats,
+    Shards,
+    Storage,
+)
+
+__all__ = [
+    "OVERALL",
+    "Claim",
+    "ClaimFailed",
+    "ClaimOnOwnTurn",
+    "ClaimTooEarly",
+    "ComputerRecord",
+    "DatabaseGoneError",
+    "Game",
+    "GameMovedOn",
+    "Leaderboard",
+    "LeaderboardNotHere",
+    "LeaderboardPage",
+    "LeaderboardRow",
+    "League",
+    "NoGameToClaim",
+    "NoSuchGame",
+    "NotAPlayer",
+    "NotExportable",
+    "Notice",
+    "PlayerStats",
+    "RecordFile",
+    "Reminders",
+    "Shards",
+    "SimultaneousAction",
+    "Statistics",
+]
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 10
+HISTORY_SIZE = 10
+#: Rating-history points drawn per series (the latest ones).
+CHART_POINTS = 1000
+
+Clock = Callable[[], float]
+
+
+# --- refusals ---------------------------------------------------------------------------------
+
+
+class LeaderboardNotHere(Refusal):
+    def __init__(self) -> None:
+        super().__init__("This leaderboard cannot be shown here.")
+
+
+class NoGameToClaim(Refusal):
+    def __init__(self) -> None:
+        super().__init__("There is no game in this channel to claim.")
+
+
+class NotAPlayer(Refusal):
+    def __init__(self) -> None:
+        super().__init__("Only the players of this game can claim it.")
+
+
+class ClaimOnOwnTurn(Refusal):
+    def __init__(self) -> None:
+        super().__init__("The game is waiting for you: it is your turn, so you cannot claim.")
+
+
+class ClaimTooEarly(Refusal):
+    def __init__(self, idle_name: str, idle: float, needed: float) -> None:
+        super().__init__(
+            f"Too early to claim: {idle_name} has been idle for {duration(idle)}, and a claim "
+            f"needs {duration(needed)} without a move. You can claim in {duration(needed - idle)}."
+        )
+        self.left = needed - idle
+
+
+class GameMovedOn(Refusal):
+    def __init__(self) -> None:
+        super().__init__("The game has moved on; look again.")
+
+
+class SimultaneousAction(Refusal):
+    def __init__(self) -> None:
+        super().__init__("Someone acted on this game at the same moment; look again.")
+
+
+class ClaimFailed(Refusal):
+    """The engine refused the claim (its message says why)."""
+
+
+class NotExportable(Refusal):
+    def __init__(self, game: Game) -> None:
+        super().__init__(
+            "Only backgammon (classic) games can be exported as a .mat match file; "
+            f"game #{game.id} is {variant_name(game.variant)}. "
+            "Use /record without format for its text record."
+        )
+
+
+class ExportFailed(Refusal):
+    def __init__(self, game: Game, exc: EngineError) -> None:
+        super().__init__(f"Game #{game.id} cannot be exported: {exc}")
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    guild_id: int
+    #: A variant id or OVERALL.
+    board: str
+    #: 0-based, clamped to the pages that exist.
+    page: int
+    pages: int
+    total: int
+    rows: list[LeaderboardRow]
+
+    @property
+    def variant(self) -> str | None:
+        return None if self.board == OVERALL else self.board
+
+
+@dataclass(frozen=True)
+class Statistics:
+    #: Rated figures, the overall ones first; empty when the player has no rated game.
+    rows: list[PlayerStats]
+    #: Games against the computer (not rated), per level.
+    computer: list[ComputerRecord]
+
+
+@dataclass(frozen=True)
+class RecordRequest:
+    """A game whose record was asked for, checked (the export itself may take seconds)."""
+
+    game: Game
+    state: GameState | None
+    names: tuple[str, str]
+    mat: bool
+
+
+@dataclass(frozen=True)
+class RecordFile:
+    game: Game
+    names: tuple[str, str]
+    body: bytes
+    filename: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim on time, committed: the game is over."""
+
+    outcome: Outcome
+    idle_user: int
+    idle_seconds: float
+    #: The board message of the game before the claim (to retire).
+    board_message_id: int | None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notice to post in a game's channel, already recorded as sent for this idle period."""
+
+    game: Game
+    #: True: the waiting player may claim; False: a reminder to the player to act.
+    claim: bool
+    idle_user: int
+    waiting_user: int
+    idle_seconds: float
+    claim_after_seconds: int
+
+
+# --- services ---------------------------------------------------------------------------------
+
+
+class Leaderboard:
+    def __init__(self, db: Storage) -> None:
+        self.db = db
+
+    async def page(self, guild_id: int, board: str, page: int) -> LeaderboardPage:
+        """One page of a server's leaderboard (``board``: a variant or OVERALL); a page past
+        either end is the nearest page that exists."""
+        variant = None if board == OVERALL else board
+        total = await self.db.leaderboard_count(guild_id, variant)
+        pages = max(1, math.ceil(total / PAGE_SIZE))
+        page = max(0, min(page, pages - 1))
+        rows = (
+            await self.db.leaderboard(guild_id, variant, limit=PAGE_SIZE, offset=page * PAGE_SIZE)
+            if total
+            else []
+        )
+        return LeaderboardPage(guild_id, board, page, pages, total, rows)
+
+    async def turn_page(
+        self, asked_in: int | None, guild_id: int, board: str, page: int
+    ) -> LeaderboardPage:
+        """A page asked for by a button: only in its own server, only of a known board."""
+        if asked_in != guild_id or (board != OVERALL and board not in VARIANTS):
+            raise LeaderboardNotHere()
+        return await self.page(guild_id, board, page)
+
+
+class League:
+    """Statistics, history, records and claims of one bot's servers."""
+
+    def __init__(self, db: Storage, table: GameTable, clock: Clock) -> None:
+        self.db = db
+        self.table = table
+        self.clock = clock
+        self.games = GameRecords(db)
+        self.leaderboard = Leaderboard(db)
+
+    # --- statistics and history ---------------------------------------------------------------
+
+    async def statistics(self, guild_id: int, user_id: int) -> Statistics:
+        rows = await self.db.player_stats(guild_id, user_id)
+        computer = await self.db.computer_record(guild_id, user_id)
+        return Statistics(rows, computer)
+
+    async def rating_chart(
+        self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
+    ) -> bytes:
+        """A PNG of the player's rating history per variant (drawn off the event loop)."""
+        series: dict[str, list[tuple[float, float]]] = {}
+        for stats in rows:
+            variant = None if stats.variant == OVERALL else stats.variant
+            history = await self.db.rating_history(guild_id, user_id, variant, limit=CHART_POINTS)
+            series[variant_name(stats.variant)] = [(p.at, p.rating) for p in history]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None, partial(render_rating_chart, series, title=f"Rating history: {name}")
+        )
+
+    async def history(self, guild_id: int, user_id: int) -> list[Game]:
+        """The player's most recent finished games, newest first."""
+        return await self.db.recent_games(guild_id, user_id, limit=HISTORY_SIZE)
+
+    # --- records ------------------------------------------------------------------------------
+
+    async def record_request(self, guild_id: int, number: int, *, mat: bool) -> RecordRequest:
+        """Check that game ``number``'s record can be given (``mat``: as a .mat match file)."""
+        found = await self.games.on_server(guild_id, number)
+        state = state_or_none(found)
+        rules = VARIANTS.get(found.variant)
+        if mat and (rules is None or not rules.has_gnubg_ids or state is None):
+            raise NotExportable(found)
+        return RecordRequest(found, state, player_names(found, state), mat)
+
+    async def record(self, request: RecordRequest) -> RecordFile:
+        """The record file (replays the game: seconds for a long match, off the event loop)."""
+        found = request.game
+        loop = asyncio.get_running_loop()
+        if request.mat:
+            assert request.state is not None
+            date = dt.datetime.fromtimestamp(found.created_at, dt.UTC).date()
+            try:
+                text = await loop.run_in_executor(
+                    None, partial(export_mat, request.state, date=date)
+                )
+            except EngineError as exc:
+                log.warning("game %s cannot be exported: %s", found.id, exc)
+                raise ExportFailed(found, exc) from exc
+            filename = f"game-{found.id}.mat"
+        else:
+            text = await loop.run_in_executor(None, game_record, found)
+            filename = f"game-{found.id}.txt"
+        return RecordFile(found, request.names, text.encode("utf-8"), filename)
+
+    # --- claims on time -----------------------------------------------------------------------
+
+    async def claim(self, guild_id: int, channel_id: int, user_id: int) -> Claim:
+        """End the channel's game on time for ``user_id``: a player waiting for an opponent who
+        has not acted for the server's claim time."""
+        game = await self.db.get_active_game(channel_id)
+        if game is None:
+            raise NoGameToClaim()
+        seat = GameTable.seat_of(game, user_id)
+        if seat is None:
+            raise NotAPlayer()
+        state = self.table.state_of(game)
+        if state.mover == seat:
+            raise ClaimOnOwnTurn()
+        settings = await self.db.get_guild_settings(guild_id)
+        idle = game.idle_seconds(self.clock())
+        if settings.claim_after_seconds - idle > 0:
+            raise ClaimTooEarly(state.players[state.mover], idle, settings.claim_after_seconds)
+        async with self.table.lock(game.channel_id):
+            fresh = await self.db.get_game(game.id)
+            if fresh is None or fresh.status != "active" or fresh.version != game.version:
+                raise GameMovedOn()
+            try:
+                outcome = await self.table.act(
+                    fresh, user_id, lambda s, seat: s.claim(seat), "claim"
+                )
+            except EngineError as exc:
+                raise ClaimFailed(exc.message) from exc
+            except ConflictError:
+                raise SimultaneousAction() from None
+        return Claim(outcome, GameTable.user_of(game, state.mover), idle, fresh.board_message_id)
+
+
+class Reminders:
+    """Finds the idle games whose players must be told: one claim notice (the waiting player
+    may /claim) once a game is idle past the claim time, else one reminder (the player to act)
+    once it is idle past the reminder time. Each at most once per idle period: ``reminded_at``
+    records it, and any action clears it."""
+
+    def __init__(self, db: Storage, table: GameTable, clock: Clock) -> None:
+        self.db = db
+        self.table = table
+        self.clock = clock
+
+    async def due(self, shards: Shards | None = None) -> AsyncIterator[Notice]:
+        """The notices due now (``shards``: only the guilds of these shards), each recorded
+        as sent before it is handed out."""
+        now = self.clock()
+        settings: dict[int, GuildSettings] = {}
+        seen: set[int] = set()
+        for game in await self.db.claimable_games(now, shards=shards):
+            seen.add(game.id)
+            if game.guild_id not in settings:
+                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
+            claim_at = game.last_action_at + settings[game.guild_id].claim_after_seconds
+            if game.reminded_at is not None and game.reminded_at >= claim_at:
+                continue  # already told in this idle period
+            notice = await self._claim_notice(game, now, settings[game.guild_id], claim=True)
+            if notice is not None:
+                yield notice
+        for game in await self.db.games_needing_reminder(now, shards=shards):
+            if game.id in seen:
+                continue
+            if game.guild_id not in settings:
+                settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
+            notice = await self._claim_notice(game, now, settings[game.guild_id], claim=False)
+            if notice is not None:
+                yield notice
+
+    async def _claim_notice(
+        self, game: Game, now: float, settings: GuildSettings, *, claim: bool
+    ) -> Notice | None:
+        async with self.table.lock(game.channel_id):
+            fresh = await self.db.get_game(game.id)
+            # The game may have moved on between the query and the lock.
+            if fresh is None or fresh.status != "active" or fresh.version != game.version:
+                return None
+            state = state_or_none(fresh)
+            if state is None or state.is_over:
+                return None
+            if fresh.against_computer and (claim or state.mover == 1):
+                # The computer neither claims nor needs a reminder (its turns are resumed).
+                return None
+            # Claimed first, with a compare-and-set on the game as read: at most one notice per
+            # idle period even if the bot dies right after posting or another process sharing
+            # the database swept the same game, and no retry every sweep when posting fails
+            # (channel gone, no access), which would only repeat the failure.
+            if not await self.db.mark_reminded(fresh.id, now=now, expected=fresh):
+                return None
+            return Notice(
+                fresh,
+                claim,
+                GameTable.user_of(fresh, state.mover),
+                GameTable.user_of(fresh, 1 - state.mover),
+                fresh.idle_seconds(now),
+                settings.claim_after_seconds,
+            )

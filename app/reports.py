@@ -1,0 +1,411 @@
+"""Learning from games, without Discord: animated replays, post-game reviews and hints.
+
+The renderer draws, the computer players (ai/ worker pool) judge; this module checks what was
+asked, orchestrates the work and returns the texts and pictures to show. The heavy work never
+runs on the event loop: replays are drawn in a worker process of their own, records replayed
+and charts drawn on threads, the plays judged in the AI pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+
+from ai.pool import AIPool, PoolError, ReviewDecision
+from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_series
+from ai.types import STRONGEST, RankedPlay
+from app.computer import match_context
+from app.errors import Refusal
+from app.records import GameRecords, NoSuchGame, state_or_none
+from app.settings import server_theme
+from app.table import GameTable
+from engine.errors import EngineError
+from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.history import PLAY, Decision, replay
+from render.chart import render_win_chart
+from render.game_scene import chain_text, roll_text
+from render.pool import background_worker_init
+from render.replay import MAX_BYTES, render_replay_json
+from storage import Game, Storage
+
+__all__ = [
+    "CUBE_ADVICE",
+    "GameInProgress",
+    "HintsOff",
+    "NoGameHere",
+    "NoSuchGame",
+    "NotAPlayer",
+    "NotYourTurn",
+    "NothingToReplay",
+    "NothingToReview",
+    "PlayerReview",
+    "ReplayFailed",
+    "Reports",
+    "Review",
+    "ReviewFailed",
+    "decision_line",
+    "hint_lines",
+    "review_text",
+]
+
+log = logging.getLogger(__name__)
+
+#: Thinking time of a hint, and of each play of a review.
+HINT_SECONDS = 1.5
+REVIEW_SECONDS = 0.4
+HINTS_REFUSED = (
+    "Hints are off in this game. They are allowed against the computer, and in a game "
+    "between people when both agreed at the challenge (`/challenge ... hints:true`, which "
+    "makes the game unrated)."
+)
+HINT_BUSY = "The computer is too busy to give a hint right now; try again in a moment."
+
+#: bgsage's cube verdict as advice to the player about to roll.
+CUBE_ADVICE = {
+    "no double": "roll, no double",
+    "too good": "roll: too good to double (play on for the gammon)",
+    "double, take": "double (your opponent should take)",
+    "double, pass": "double (your opponent should pass)",
+}
+
+
+# --- refusals ---------------------------------------------------------------------------------
+
+
+class NothingToReplay(Refusal):
+    def __init__(self, game: Game) -> None:
+        super().__init__(f"Game #{game.id} has no move record to replay.")
+
+
+class ReplayFailed(Refusal):
+    def __init__(self, game: Game, exc: Exception) -> None:
+        super().__init__(f"Game #{game.id} cannot be replayed: {exc}")
+
+
+class NoGameHere(Refusal):
+    def __init__(self) -> None:
+        super().__init__("There is no game in this channel.")
+
+
+class NotAPlayer(Refusal):
+    def __init__(self) -> None:
+        super().__init__("Only the players of this game can ask for hints.")
+
+
+class HintsOff(Refusal):
+    def __init__(self) -> None:
+        super().__init__(HINTS_REFUSED)
+
+
+class NotYourTurn(Refusal):
+    def __init__(self) -> None:
+        super().__init__("Hints are for your own turn: it is not your turn.")
+
+
+class GameInProgress(Refusal):
+    def __init__(self, game: Game) -> None:
+        super().__init__(f"Game #{game.id} is still being played: review it when it is over.")
+
+
+class NothingToReview(Refusal):
+    def __init__(self, game: Game) -> None:
+        super().__init__(f"Game #{game.id} has no move record to review.")
+
+
+class ReviewFailed(Refusal):
+    def __init__(self, game: Game, exc: Exception) -> None:
+        super().__init__(f"Game #{game.id} cannot be reviewed now: {exc}")
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """A game checked for a report (the work itself takes seconds)."""
+
+    game: Game
+    state: GameState
+
+
+@dataclass(frozen=True)
+class HintJob:
+    game: Game
+    state: GameState
+    seat: int
+
+
+@dataclass(frozen=True)
+class Review:
+    game: Game
+    names: tuple[str, str]
+    reviews: tuple[PlayerReview, PlayerReview]
+    #: PNG: the first player's winning chances along the game.
+    chart: bytes
+
+
+# --- the service ------------------------------------------------------------------------------
+
+
+class Reports:
+    """Replays, hints and reviews of one bot's games."""
+
+    def __init__(self, db: Storage, table: GameTable, pool: AIPool) -> None:
+        self.db = db
+        self.table = table
+        self.pool = pool
+        self.games = GameRecords(db)
+        self._renderer: Executor | None = None
+
+    def renderer(self) -> Executor:
+        """One spawned worker process for long renders (replays): a minute of drawing there
+        does not slow the games being played meanwhile."""
+        if self._renderer is None:
+            context = multiprocessing.get_context("spawn")
+            self._renderer = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=context,
+                initializer=background_worker_init,
+                initargs=(os.getpid(), 10),
+            )
+        return self._renderer
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.shutdown(wait=False, cancel_futures=True)
+            self._renderer = None
+
+    # --- replays ------------------------------------------------------------------------------
+
+    async def replay_job(self, guild_id: int | None, number: int) -> Job:
+        found = await self.games.on_server(guild_id, number)
+        state = state_or_none(found)
+        if state is None or not state.record:
+            raise NothingToReplay(found)
+        return Job(found, state)
+
+    async def replay(self, job: Job) -> bytes:
+        """The animated GIF of the game, in the server's theme (like its boards)."""
+        found = job.game
+        theme = await server_theme(self.db, found.guild_id)
+        loop = asyncio.get_running_loop()
+        try:
+            gif: bytes = await loop.run_in_executor(
+                self.renderer(), partial(render_replay_json, found.state_json, MAX_BYTES, theme)
+            )
+        except (EngineError, ValueError) as exc:
+            log.warning("replay of game %s failed: %s", found.id, exc)
+            raise ReplayFailed(found, exc) from exc
+        return gif
+
+    # --- hints --------------------------------------------------------------------------------
+
+    async def hint_job(self, channel_id: int, user_id: int) -> HintJob:
+        """Check that ``user_id`` may have a hint in the channel's game now."""
+        game = await self.db.get_active_game(channel_id)
+        if game is None:
+            raise NoGameHere()
+        seat = GameTable.seat_of(game, user_id)
+        if seat is None:
+            raise NotAPlayer()
+        if not (game.against_computer or game.hints):
+            raise HintsOff()
+        state = self.table.state_of(game)
+        if state.mover != seat:
+            raise NotYourTurn()
+        return HintJob(game, state, seat)
+
+    async def hint(self, job: HintJob) -> str:
+        """The hint's text (a busy pool gives a text saying so)."""
+        try:
+            return await self._hint_text(job.state, job.seat)
+        except PoolError as exc:
+            log.warning("hint failed in game %s: %s", job.game.id, exc)
+            return HINT_BUSY
+
+    async def _hint_text(self, state: GameState, seat: int) -> str:
+        pos = state.position_for(seat)
+        match = match_context(state, seat)
+        if state.phase == ROLL:
+            cube = await self.pool.cube(pos, match, level=STRONGEST, time_limit=HINT_SECONDS)
+            advice = CUBE_ADVICE.get(cube.action, "double" if cube.double else "roll, no double")
+            return (
+                f"**Cube**: {advice}. Your equity: no double "
+                f"{cube.no_double:+.3f}, double/take {cube.double_take:+.3f}, double/pass "
+                f"{cube.double_pass:+.3f}. Winning chance {cube.win:.1%} "
+                f"(gammons {cube.gammon:.1%}, lost gammons {cube.gammon_loss:.1%})."
+            )
+        if state.phase == DOUBLE:
+            doubler = state.turn
+            cube = await self.pool.cube(
+                state.position_for(doubler),
+                match_context(state, doubler),
+                level=STRONGEST,
+                time_limit=HINT_SECONDS,
+            )
+            advice = "take" if cube.take else "pass"
+            return (
+                f"**Take or pass**: {advice}. Your equity after a take "
+                f"{-cube.double_take:+.3f} against {-cube.double_pass:+.3f} for passing; "
+                f"your winning chance {1 - cube.win:.1%}."
+            )
+        assert state.phase == MOVE
+        dice = state.current_dice()
+        assert dice is not None
+        ranked = await self.pool.rank(
+            state.rules, pos, dice, level=STRONGEST, match=match, time_limit=HINT_SECONDS
+        )
+        return hint_lines(ranked)
+
+    # --- reviews ------------------------------------------------------------------------------
+
+    async def review_job(self, guild_id: int | None, number: int) -> Job:
+        found = await self.games.on_server(guild_id, number)
+        state = state_or_none(found)
+        if found.status == "active":
+            raise GameInProgress(found)
+        if state is None or not state.record:
+            raise NothingToReview(found)
+        return Job(found, state)
+
+    async def review(self, job: Job) -> Review:
+        """Every play judged, each player's summary and the winning-chances chart."""
+        found, state = job.game, job.state
+        loop = asyncio.get_running_loop()
+        try:
+            decisions = await loop.run_in_executor(None, replay, state)
+            verdicts = await self._verdicts(state, decisions)
+        except (EngineError, PoolError) as exc:
+            log.warning("review of game %s failed: %s", found.id, exc)
+            raise ReviewFailed(found, exc) from exc
+        names = state.players
+        series = win_series(verdicts, 0)
+        png = await loop.run_in_executor(
+            None,
+            partial(
+                render_win_chart,
+                series,
+                title=f"Game #{found.id}: winning chances of {names[0]}",
+                label=names[0],
+                breaks=game_breaks(verdicts),
+            ),
+        )
+        reviews = (review_player(verdicts, 0), review_player(verdicts, 1))
+        return Review(found, names, reviews, png)
+
+    async def _verdicts(self, final: GameState, decisions: list[Decision]) -> list[Verdict]:
+        """Judge every play in the worker pool, one at a time: games in progress keep their
+        share of the workers while a long review runs."""
+        rules = final.rules
+        verdicts = []
+        for d in decisions:
+            if d.kind != PLAY or d.play is None:
+                continue
+            dice = d.before.current_dice()
+            assert dice is not None
+            pos = d.before.position_for(d.seat)
+            match = match_context(d.before, d.seat)
+            ranked = await self.pool.rank(
+                rules,
+                pos,
+                dice,
+                level=STRONGEST,
+                match=match,
+                time_limit=REVIEW_SECONDS,
+                wait=None,
+                background=True,  # games in progress go first
+            )
+            mine = next((r for r in ranked if r.play.after == d.play.after), None)
+            best = ranked[0]
+            if mine is None:
+                raise EngineError("E_REVIEW", "a played move is not among the legal plays")
+            luck = None
+            if rules.has_cube and len(ranked) > 0:
+                items = await self.pool.review(
+                    rules,
+                    [ReviewDecision(pos, dice, d.play.after, match)],
+                    level=STRONGEST,
+                    time_limit=REVIEW_SECONDS,
+                )
+                luck = items[0].luck if items and items[0] is not None else None
+            verdicts.append(
+                Verdict(
+                    seat=d.seat,
+                    game=d.game_number,
+                    line=decision_line(final, d),
+                    played=mine.play.text or "(no move)",
+                    best=best.play.text or "(no move)",
+                    lost=max(0.0, best.equity - mine.equity) if len(ranked) > 1 else 0.0,
+                    win=mine.win,
+                    luck=luck,
+                    choices=len(ranked),
+                )
+            )
+        return verdicts
+
+
+# --- texts ------------------------------------------------------------------------------------
+
+
+def decision_line(final: GameState, d: Decision) -> str:
+    """A play as messages show it: "alice 6-5: 24/18 13/8", "bob three 4s: 8/4(3)" (the
+    record file keeps its own notation)."""
+    before = d.before
+    if before.chain is not None:
+        dice = chain_text(*before.chain.pending[0])
+    elif before.dice is not None:
+        dice = roll_text(before.dice.high, before.dice.low)
+    else:
+        return d.line
+    played = d.play.text if d.play is not None and d.play.text else "no move"
+    return f"{final.players[d.seat]} {dice}: {played}"
+
+
+def hint_lines(ranked: list[RankedPlay]) -> str:
+    """The best three plays with equity and winning chance, and how much worse the rest are."""
+    if len(ranked) == 1:
+        only = ranked[0].play.text or "pass (no legal move)"
+        return f"Your only legal play is **{only}**: it is played for you."
+    best = ranked[0]
+    lines = ["**Best plays** (equity for you; win = your winning chance):"]
+    for i, r in enumerate(ranked[:3], start=1):
+        win = f", win {r.win:.1%}" if r.win is not None else ""
+        behind = "" if i == 1 else f" ({r.equity - best.equity:+.3f})"
+        mark = "*" if best.searched and not r.searched else ""
+        lines.append(f"{i}. `{r.play.text or 'pass'}`{mark}: {r.equity:+.3f}{behind}{win}")
+    rest = ranked[3:]
+    if rest:
+        worst = best.equity - rest[-1].equity
+        nearest = best.equity - rest[0].equity
+        lines.append(
+            f"The other {len(rest)} plays are {nearest:.3f} to {worst:.3f} worse than the best."
+            if len(rest) > 1
+            else f"The other play is {nearest:.3f} worse than the best."
+        )
+    if best.searched and any(not r.searched for r in ranked[:3]):
+        lines.append("*Not searched deeply (only the closest plays are): a quick estimate.")
+    return "\n".join(lines)
+
+
+def review_text(review: PlayerReview) -> str:
+    lines = [
+        f"Decisions: {review.decisions} (+{review.forced} forced)",
+        f"Equity lost: {review.total_lost:.3f} in total, {review.average_lost:.3f} per decision "
+        f"(error rate {review.error_rate:.1f})",
+    ]
+    if review.luck is not None:
+        lines.append(f"Luck: {review.luck:+.3f} ({'lucky' if review.luck >= 0 else 'unlucky'})")
+    else:
+        lines.append("Luck: not measured for this variant")
+    if review.mistakes:
+        lines.append("Biggest mistakes:")
+        for v in review.mistakes:
+            lines.append(f"• {v.line} (−{v.lost:.3f}); better: `{v.best}`")
+    else:
+        lines.append("No mistakes found.")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""app.reports without Discord: who may have a hint and when, which games can be replayed and
+reviewed (the checks before the work; the work itself is covered end to end)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ai.pool import AIPool
+from app.reports import (
+    GameInProgress,
+    HintsOff,
+    NoGameHere,
+    NoSuchGame,
+    NotAPlayer,
+    NothingToReplay,
+    NothingToReview,
+    NotYourTurn,
+    Reports,
+)
+from app.table import GameTable
+from storage import GameResult, ImportedGame, Storage
+
+from .conftest import ALICE, BOB, CHANNEL, GUILD, START, new_game
+
+
+@pytest.fixture
+def reports(db: Storage, table: GameTable) -> Reports:
+    return Reports(db, table, AIPool())  # never started: the checks do not ask it
+
+
+async def test_hints_only_for_the_player_to_act_when_allowed(
+    db: Storage, table: GameTable, reports: Reports
+) -> None:
+    with pytest.raises(NoGameHere):
+        await reports.hint_job(CHANNEL, ALICE)
+    await new_game(db)
+    with pytest.raises(HintsOff, match=r"Hints are off in this game\."):
+        await reports.hint_job(CHANNEL, ALICE)
+    game = await new_game(db, channel=CHANNEL + 1, hints=True)
+    with pytest.raises(NotAPlayer):
+        await reports.hint_job(CHANNEL + 1, 4242)
+    state = table.state_of(game)
+    mover = GameTable.user_of(game, state.mover)
+    other = ALICE if mover == BOB else BOB
+    with pytest.raises(NotYourTurn):
+        await reports.hint_job(CHANNEL + 1, other)
+    job = await reports.hint_job(CHANNEL + 1, mover)
+    assert job.game.id == game.id and job.seat == state.mover
+
+
+async def test_replays_and_reviews_need_a_record_of_a_game_here(
+    db: Storage, reports: Reports
+) -> None:
+    active = await new_game(db)
+    with pytest.raises(GameInProgress, match=f"Game #{active.id} is still being played"):
+        await reports.review_job(GUILD, active.id)
+    with pytest.raises(NoSuchGame):
+        await reports.review_job(GUILD + 1, active.id)
+    with pytest.raises(NoSuchGame, match=r"There is no game #99 on this server\."):
+        await reports.replay_job(GUILD, 99)
+    # An imported game has no move record.
+    result = GameResult(ALICE, "single", 1)
+    await db.bulk_import_finished_games(
+        [ImportedGame(GUILD, 1, "classic", ALICE, BOB, result, START, START + 9)]
+    )
+    imported = (await db.recent_games(GUILD, limit=1))[0]
+    with pytest.raises(NothingToReplay, match=f"Game #{imported.id} has no move record"):
+        await reports.replay_job(GUILD, imported.id)
+    with pytest.raises(NothingToReview):
+        await reports.review_job(GUILD, imported.id)
+    job = await reports.replay_job(GUILD, active.id)  # in progress, but it has plays to show
+    assert job.game.id == active.id and job.state.record

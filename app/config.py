@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from storage import Shards
+# Shards is re-exported: the client reads which shards it runs without importing storage.
+from storage import Shards as Shards
 from storage.postgres import is_postgres_url
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"

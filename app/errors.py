@@ -6,6 +6,10 @@ refusal is raised before anything is committed. Unexpected errors are not refusa
 
 from __future__ import annotations
 
+# Not a refusal but an outage every front end reports the same way: re-exported so that they
+# need not import storage.
+from storage.errors import DatabaseGoneError as DatabaseGoneError
+
 
 class Refusal(Exception):
     """A use case declined; ``str(self)`` is the message for the person who asked."""

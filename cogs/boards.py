@@ -13,11 +13,10 @@ from typing import Any
 
 import discord
 
-from app.table import GameTable
+from app.table import Game, GameTable
 from cogs.looks import server_theme
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
-from storage import Game
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from app.errors import Refusal
+from app.errors import DatabaseGoneError, Refusal
 from cogs.options import OptionError
-from storage import DatabaseGoneError
 
 log = logging.getLogger("backgammon")
 

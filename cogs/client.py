@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import random
 import time
 from typing import Any
 
@@ -16,29 +14,14 @@ import discord
 from discord.ext import commands
 
 import health
-from ai.pool import AIPool
-from app.config import Config
-from app.table import GameTable
+from app.config import Config, Shards
+from app.services import Services, Storage, open_services
 from cogs.boundary import ErrorBoundaryTree, tell_user
-from render.pool import RenderPool
-from storage import Shards, Storage, open_storage
 
 log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
 EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
-#: Worker processes of the computer players (one: on a two-core machine the bot keeps the
-#: other core; a decision is one core's work).
-AI_WORKERS = 1
-#: How much lower the workers' CPU priority is than the bot's (nice 10 against 0: when both
-#: want a core the bot gets about nine tenths of it), so that the computer's thinking never
-#: slows the replies of games between people.
-AI_NICENESS = 10
-#: Processes drawing the boards (painting and PNG encoding never run in the bot process): one
-#: next to the bot's own core, a second one only where there are cores for it (measured by
-#: bench/e2e.py --burst; each worker holds ~40 MB).
-RENDER_WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
-
 # While the gateway is connected, the bot touches HEALTH_FILE this often (see health.py).
 HEALTH_INTERVAL = 15.0
 
@@ -67,6 +50,7 @@ class BackgammonBot(commands.Bot):
     """The bot as one unsharded process (:class:`ShardedBackgammonBot` runs given shards)."""
 
     db: Storage
+    services: Services
 
     def __init__(self, config: Config) -> None:
         # The bot never joins voice channels, so the missing-voice-library warnings are noise.
@@ -178,21 +162,13 @@ class BackgammonBot(commands.Bot):
             self._health_task = asyncio.create_task(self._report_health())
 
     async def open_resources(self) -> None:
-        """Open the database and the game table before the extensions that use them load."""
-        # Migrations run here; on PostgreSQL, processes starting together apply them once.
-        self.db = await open_storage(self.config.database_target)
-        seed = self.config.dice_seed
-        rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        # Every board is drawn in these worker processes (started, with their picture caches
-        # built, before the first command); they stop with the bot.
-        self.render_pool = RenderPool(RENDER_WORKERS)
-        await self.render_pool.start()
-        self.table = GameTable(self.db, rng, renderer=self.render_pool)
-        log.info("database %s (%s) ready", self.config.database_label, self.db.backend)
-        # The computer players think in worker processes (one: the bot keeps the other core),
-        # never on the event loop; they stop with the bot.
-        self.ai_pool = AIPool(workers=AI_WORKERS, niceness=AI_NICENESS)
-        await self.ai_pool.start()
+        """Open the database, the game table and the worker pools before the extensions that
+        use them load."""
+        self.services = await open_services(self.config)
+        self.db = self.services.db
+        self.table = self.services.table
+        self.render_pool = self.services.render_pool
+        self.ai_pool = self.services.ai_pool
 
     async def close(self) -> None:
         if self._health_task is not None:
@@ -200,15 +176,9 @@ class BackgammonBot(commands.Bot):
         if self.config.health_file is not None:
             health.clear(self.config.health_file)
         await super().close()
-        pool = getattr(self, "ai_pool", None)
-        if pool is not None:
-            await pool.close()
-        render_pool = getattr(self, "render_pool", None)
-        if render_pool is not None:
-            await render_pool.close()
-        db = getattr(self, "db", None)
-        if db is not None:
-            await db.close()
+        services = getattr(self, "services", None)
+        if services is not None:
+            await services.close()
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Respect Discord's identify rate limit across every process sharing the database:
@@ -219,7 +189,7 @@ class BackgammonBot(commands.Bot):
             await super().before_identify_hook(shard_id, initial=initial)
             return
         bucket = (shard_id or 0) % await self.max_concurrency()
-        at = await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=IDENTIFY_SPACING)
+        at = await self.services.reserve_identify_slot(bucket, IDENTIFY_SPACING)
         delay = at - time.time()
         if delay > 0:
             log.info("shard %s waits %.1f s for its identify slot", shard_id, delay)

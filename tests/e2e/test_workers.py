@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.client import RENDER_WORKERS
+from app.services import RENDER_WORKERS
 from storage import Database
 from tests.fake_discord import FakeDiscord
 

@@ -267,9 +267,8 @@ class League:
             variant = None if stats.variant == OVERALL else stats.variant
             history = await self.db.rating_history(guild_id, user_id, variant, limit=CHART_POINTS)
             series[variant_name(stats.variant)] = [(p.at, p.rating) for p in history]
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None, partial(render_rating_chart, series, title=f"Rating history: {name}")
+        return await self.table.draw(
+            partial(render_rating_chart, series, title=f"Rating history: {name}")
         )
 
     async def history(self, guild_id: int, user_id: int) -> list[Game]:

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
@@ -29,9 +26,9 @@ from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
 from render.chart import render_win_chart
 from render.game_scene import chain_text, roll_text
-from render.pool import background_worker_init
 from render.replay import MAX_BYTES, render_replay_json
 from storage import Game, Storage
+from workers import WorkerError, WorkerPool
 
 __all__ = [
     "CUBE_ADVICE",
@@ -54,6 +51,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: The reports' worker runs below the bot's priority, like the computer players'.
+REPORT_NICENESS = 10
 
 #: Thinking time of a hint, and of each play of a review.
 HINT_SECONDS = 1.5
@@ -160,25 +160,12 @@ class Reports:
         self.table = table
         self.pool = pool
         self.games = GameRecords(db)
-        self._renderer: Executor | None = None
+        #: One worker for long renders (replays), started at the first: a minute of drawing
+        #: there does not slow the games being played meanwhile, and it dies with the bot.
+        self.renderer = WorkerPool(1, name="reports", niceness=REPORT_NICENESS, autostart=True)
 
-    def renderer(self) -> Executor:
-        """One spawned worker process for long renders (replays): a minute of drawing there
-        does not slow the games being played meanwhile."""
-        if self._renderer is None:
-            context = multiprocessing.get_context("spawn")
-            self._renderer = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=context,
-                initializer=background_worker_init,
-                initargs=(os.getpid(), 10),
-            )
-        return self._renderer
-
-    def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.shutdown(wait=False, cancel_futures=True)
-            self._renderer = None
+    async def close(self) -> None:
+        await self.renderer.close()
 
     # --- replays ------------------------------------------------------------------------------
 
@@ -193,12 +180,11 @@ class Reports:
         """The animated GIF of the game, in the server's theme (like its boards)."""
         found = job.game
         theme = await server_theme(self.db, found.guild_id)
-        loop = asyncio.get_running_loop()
         try:
-            gif: bytes = await loop.run_in_executor(
-                self.renderer(), partial(render_replay_json, found.state_json, MAX_BYTES, theme)
+            gif: bytes = await self.renderer.run(
+                render_replay_json, found.state_json, MAX_BYTES, theme, urgent=False
             )
-        except (EngineError, ValueError) as exc:
+        except WorkerError as exc:  # the record could not be replayed, or its worker failed
             log.warning("replay of game %s failed: %s", found.id, exc)
             raise ReplayFailed(found, exc) from exc
         return gif
@@ -285,8 +271,7 @@ class Reports:
             raise ReviewFailed(found, exc) from exc
         names = state.players
         series = win_series(verdicts, 0)
-        png = await loop.run_in_executor(
-            None,
+        png = await self.table.draw(
             partial(
                 render_win_chart,
                 series,

@@ -285,6 +285,17 @@ class GameTable:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, partial(render_board, scene, theme))
 
+    async def draw(self, picture: Callable[[], bytes]) -> bytes:
+        """Any other picture (a chart), drawn in the render pool's worker processes behind the
+        boards of games in progress; ``picture`` must be picklable (a ``functools.partial``
+        of a module-level function)."""
+        pool = self.renderer
+        if pool is not None and pool.running:
+            with contextlib.suppress(RenderPoolClosed):  # closing under us: draw it here
+                png: bytes = await pool.run(picture, urgent=False)
+                return png
+        return await asyncio.get_running_loop().run_in_executor(None, picture)
+
 
 def _last_text(new: GameState, old: GameState) -> str:
     if new.record[: len(old.record)] == old.record and len(new.record) > len(old.record):

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-from storage import Database, GameResult, ImportedGame, NewMove
+from storage import Database, ImportedGame, MatchResult, NewMove
 from storage.models import ResultKind
 
 GUILD = 1
@@ -48,13 +48,13 @@ def _games(count: int, players: int, rng: random.Random) -> Iterator[ImportedGam
         roll = rng.random()
         kind: ResultKind
         if roll < 0.01:
-            result = GameResult(None, "tie", 0)
+            result = MatchResult(None, "tie", 0)
         else:
             p_x = 1.0 / (1.0 + math.exp(skill[o] - skill[x]))
             winner = x if rng.random() < p_x else o
             kind = rng.choice(("single", "single", "single", "gammon", "backgammon", "resign"))
             points = {"single": 1, "gammon": 2, "backgammon": 3, "resign": 1}[kind]
-            result = GameResult(winner + 1, kind, points)
+            result = MatchResult(winner + 1, kind, points)
         yield ImportedGame(
             guild_id=GUILD,
             channel_id=1000 + i % 50,

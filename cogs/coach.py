@@ -39,7 +39,7 @@ class Coach(commands.Cog):
         self.reports = reports
 
     async def cog_unload(self) -> None:
-        self.reports.close()
+        await self.reports.close()
 
     async def _game_choices(
         self, interaction: discord.Interaction[Any], current: str

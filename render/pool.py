@@ -20,7 +20,6 @@ from typing import TypeVar, TypeVarTuple
 
 import workers
 from workers import WorkerPool
-from workers.process import background_worker_init
 
 R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
@@ -122,5 +121,4 @@ __all__ = [
     "RenderError",
     "RenderPool",
     "RenderPoolClosed",
-    "background_worker_init",
 ]

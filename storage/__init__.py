@@ -7,8 +7,6 @@ Winner convention: at this boundary a winner is a **user id**. ``finish_game`` t
 ``player_x`` / ``player_o``; None for a tie or draw), and a finished :class:`Game` reports it the
 same way. The engine's results name seats (0/1) instead: the caller converts a seat to a user id
 (seat 0 is ``player_x``, seat 1 ``player_o``) before calling storage, and nowhere else.
-``GameResult`` is a deprecated alias of :class:`MatchResult` (unrelated to the engine's
-``engine.game.GameResult``).
 """
 
 from pathlib import Path
@@ -29,7 +27,6 @@ from storage.models import (
     ComputerRecord,
     FinishedGame,
     Game,
-    GameResult,
     GuildSettings,
     ImportedGame,
     LeaderboardRow,
@@ -53,7 +50,6 @@ __all__ = [
     "DatabaseGoneError",
     "FinishedGame",
     "Game",
-    "GameResult",
     "GuildSettings",
     "ImportedGame",
     "InvalidInputError",

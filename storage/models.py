@@ -203,11 +203,6 @@ class MatchResult:
     score_o: int | None = None
 
 
-#: Deprecated alias of :class:`MatchResult`, kept so existing callers (cogs, bench, tests)
-#: still work; it is not the engine's ``engine.game.GameResult``. New code uses MatchResult.
-GameResult = MatchResult
-
-
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
     """One ratings row: a player's rating and statistics in one variant (or ``OVERALL``)."""

@@ -12,7 +12,7 @@ from workers.pool import (
     WorkerError,
     WorkerPool,
 )
-from workers.process import background_worker_init, bare_main, die_with_parent
+from workers.process import bare_main, die_with_parent
 
 __all__ = [
     "JobFailed",
@@ -22,7 +22,6 @@ __all__ = [
     "WorkerDied",
     "WorkerError",
     "WorkerPool",
-    "background_worker_init",
     "bare_main",
     "die_with_parent",
 ]

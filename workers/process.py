@@ -40,14 +40,6 @@ def lower_priority(niceness: int) -> None:
             os.nice(niceness)
 
 
-def background_worker_init(parent: int, niceness: int) -> None:
-    """Initializer for a ``concurrent.futures`` process pool of the bot: the same death
-    guarantee as the pools' own workers, at a lower CPU priority. Without it such a worker,
-    blocked on a queue whose write end it holds itself, outlives a killed bot forever."""
-    die_with_parent(parent)
-    lower_priority(niceness)
-
-
 @contextlib.contextmanager
 def bare_main() -> Iterator[None]:
     """Start a ``spawn`` child without re-running the parent's main script in it.
@@ -84,7 +76,6 @@ def environment_defaults(defaults: Mapping[str, str]) -> Iterator[None]:
 
 
 __all__ = [
-    "background_worker_init",
     "bare_main",
     "die_with_parent",
     "environment_defaults",

@@ -21,7 +21,7 @@ from app.league import (
     Reminders,
 )
 from app.table import GameTable
-from storage import GameResult, GuildSettings, ImportedGame, Storage
+from storage import GuildSettings, ImportedGame, MatchResult, Storage
 
 from .conftest import ALICE, CHANNEL, GUILD, START, FakeClock, new_game
 
@@ -98,7 +98,7 @@ async def import_chain(db: Storage, players: list[int]) -> None:
     for round_ in range(3):
         for k in range(len(players) - 1):
             at = START - 100 * 86400 + (round_ * 100 + k) * 3600
-            result = GameResult(players[k], "single", 1)
+            result = MatchResult(players[k], "single", 1)
             games.append(
                 ImportedGame(GUILD, 1, "blocking", players[k], players[k + 1], result, at, at + 60)
             )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.records import GameRecords, duration, game_outcome_for, variant_name
-from storage import OVERALL, GameResult, ImportedGame, Storage
+from storage import OVERALL, ImportedGame, MatchResult, Storage
 
 from .conftest import ALICE, BOB, GUILD, START
 
@@ -25,7 +25,7 @@ def test_variant_names() -> None:
 
 async def test_recent_choices_filtered_by_the_number_typed(db: Storage) -> None:
     games = [
-        ImportedGame(GUILD, 1, "classic", ALICE, BOB, GameResult(ALICE, "gammon", 2), at, at + 9)
+        ImportedGame(GUILD, 1, "classic", ALICE, BOB, MatchResult(ALICE, "gammon", 2), at, at + 9)
         for at in (START, START + 100)
     ]
     assert await db.bulk_import_finished_games(games) == 2

@@ -18,7 +18,7 @@ from app.reports import (
     Reports,
 )
 from app.table import GameTable
-from storage import GameResult, ImportedGame, Storage
+from storage import ImportedGame, MatchResult, Storage
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, START, new_game
 
@@ -59,7 +59,7 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
     with pytest.raises(NoSuchGame, match=r"There is no game #99 on this server\."):
         await reports.replay_job(GUILD, 99)
     # An imported game has no move record.
-    result = GameResult(ALICE, "single", 1)
+    result = MatchResult(ALICE, "single", 1)
     await db.bulk_import_finished_games(
         [ImportedGame(GUILD, 1, "classic", ALICE, BOB, result, START, START + 9)]
     )

@@ -15,7 +15,7 @@ from cogs.league import League
 from cogs.looks import theme_label
 from engine.game import GameState
 from league import glicko2
-from storage import GameResult, ImportedGame
+from storage import ImportedGame, MatchResult
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import Callback, InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
@@ -120,12 +120,12 @@ async def test_leaderboard_pages_with_buttons(fake: FakeDiscord, bot: Backgammon
     for round_ in range(3):
         for k in range(len(players) - 1):
             at = start + (round_ * 100 + k) * 3600
-            result = GameResult(players[k], "single", 1)
+            result = MatchResult(players[k], "single", 1)
             games.append(
                 ImportedGame(guild, 1, "blocking", players[k], players[k + 1], result, at, at + 60)
             )
     at = start + 400 * 3600
-    draw = GameResult(None, "draw", 0)
+    draw = MatchResult(None, "draw", 0)
     games.append(ImportedGame(guild, 1, "blocking", players[0], players[22], draw, at, at + 60))
     assert await bot.db.bulk_import_finished_games(games) == len(games)
     expected = [row.user_id for row in await bot.db.leaderboard(guild, limit=100)]
@@ -254,7 +254,7 @@ async def test_record_of_an_imported_game_without_moves(
 ) -> None:
     at = time.time() - 3600
     await bot.db.bulk_import_finished_games(
-        [ImportedGame(fake.guild.id, 5, "pin", 1, 2, GameResult(2, "single", 7), at, at + 9)]
+        [ImportedGame(fake.guild.id, 5, "pin", 1, 2, MatchResult(2, "single", 7), at, at + 9)]
     )
     game = (await bot.db.recent_games(fake.guild.id, limit=1))[0]
     carol = fake.add_user("carol")

@@ -123,17 +123,17 @@ async def test_finish_game_is_atomic(db: Storage, monkeypatch: pytest.MonkeyPatc
     assert len(await db.rating_history(GUILD, 1)) == 1
 
 
-async def test_the_engine_result_is_refused_and_the_old_name_still_works(db: Storage) -> None:
+async def test_the_engine_result_is_refused(db: Storage) -> None:
     """storage's result names the winner by user id; the engine's, by seat. Passing the
-    engine's by mistake is refused, not misread; ``storage.GameResult`` is still MatchResult."""
+    engine's by mistake is refused, not misread; storage has no type of that name."""
     import storage
     from engine.game import GameResult as EngineResult
 
-    assert storage.GameResult is MatchResult
+    assert not hasattr(storage, "GameResult")
     game = await new_game(db, x=1, o=2)
     with pytest.raises(InvalidInputError, match="MatchResult"):
         await db.finish_game(game.id, 0, "{}", EngineResult(0, 1, "single"), now=1100.0)  # type: ignore[arg-type]
-    done = await db.finish_game(game.id, 0, "{}", storage.GameResult(2, "single", 1), now=1100.0)
+    done = await db.finish_game(game.id, 0, "{}", MatchResult(2, "single", 1), now=1100.0)
     assert done.game.winner_id == 2
 
 

@@ -27,27 +27,46 @@ import argparse
 import cProfile
 import gc
 import io
-import math
 import pstats
 import random
-import re
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from engine import (
-    ChainDice,
-    Dice,
-    Play,
-    Position,
-    Roll,
-    format_position,
-    legal_plays,
-    parse_position,
+from bench._movegen_classic import (
+    MAX_PLIES,
+    ClassicCase,
+    classic_cases,
+    compare,
+    load_pyspiel,
+    openspiel_once,
+    os_turn_raw,
+    os_turn_strings,
+    time_interleaved,
 )
+from bench._movegen_timing import (
+    CLASSIC_TARGET,
+    DOUBLES_TARGET,
+    EXPRESS_TARGET,
+    REPEAT_BELOW_NS,
+    SLOWEST_TARGET,
+    TAIL_REPEAT,
+    TAIL_SHARE,
+    VARIANT_TARGET,
+    Row,
+    Timed,
+    clear_engine_caches,
+    engine_cold_once,
+    engine_once,
+    print_slowest,
+    print_table,
+    retime_rows,
+    summary,
+    time_listing,
+    warm_up,
+)
+from engine import ChainDice, Dice, Position, Roll, format_position, legal_plays, parse_position
 from engine.game import GAME_OVER, MATCH_OVER, MOVE, ROLL, GameState
 from engine.variants import get_variant
 
@@ -61,453 +80,9 @@ ALL_VARIANTS = (
     "dutch",
     "neverfinishing",
 )
-#: A random-play game longer than this is abandoned (NeverFinishing can run for a long time).
-MAX_PLIES = 3000
-
-# Targets from the issue, in microseconds: (median, mean, p99, worst); None = no target.
-Target = tuple[float | None, float | None, float | None, float | None]
-CLASSIC_TARGET: Target = (None, None, 1_000, 20_000)
-VARIANT_TARGET: Target = (None, None, 2_000, 50_000)
-DOUBLES_TARGET: Target = (None, None, None, 50_000)
-EXPRESS_TARGET: Target = (5_000, None, 50_000, 1_000_000)
-#: Issue 18: every chain decision within 150 ms.
-SLOWEST_TARGET: Target = (None, None, None, 150_000)
-NO_TARGET: Target = (None, None, None, None)
-
-
-# --- statistics and printing ------------------------------------------------------------------
-
-
-@dataclass
-class Timed:
-    """One listing that was timed: the position, its dice and the best of the repeats (ns)."""
-
-    pos: Position
-    dice: Dice
-    ns: int
-    plays: int
-    state: Any = None  # the OpenSpiel state, for OpenSpiel timings
-
-
-@dataclass
-class Row:
-    label: str
-    samples: list[Timed]
-    target: Target = NO_TARGET
-    #: Times one sample once; used to re-time the row's tail before printing.
-    once: Callable[[Timed], int] | None = None
-
-
-def retime_rows(rows: Sequence[Row]) -> None:
-    """Re-time each row's own tail (a subset's tail is not always in the whole set's tail)."""
-    for row in rows:
-        if row.once is not None:
-            retime_tail(row.samples, row.once)
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile of an already sorted sequence."""
-    if not sorted_values:
-        return math.nan
-    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
-    return sorted_values[rank - 1]
-
-
-def summary(samples: Sequence[Timed]) -> tuple[float, float, float, float]:
-    """(median, mean, p99, worst) in microseconds."""
-    us = sorted(t.ns / 1000 for t in samples)
-    if not us:
-        return (math.nan,) * 4
-    return (statistics.median(us), statistics.fmean(us), percentile(us, 99), us[-1])
-
-
-def verdict(values: tuple[float, float, float, float], target: Target) -> str:
-    parts = []
-    for name, value, limit in zip(("med", "mean", "p99", "max"), values, target, strict=True):
-        if limit is not None:
-            mark = "ok" if value < limit else "MISS"
-            parts.append(f"{name}<{fmt_limit(limit)} {mark}")
-    return ", ".join(parts) if parts else "-"
-
-
-def fmt_limit(us: float) -> str:
-    return f"{us / 1_000_000:g}s" if us >= 1_000_000 else f"{us / 1000:g}ms"
-
-
-def print_table(rows: Sequence[Row]) -> None:
-    head = (
-        f"{'set':<40} {'n':>6} {'plays':>6} {'median':>10} {'mean':>10} {'p95':>10} "
-        f"{'p99':>10} {'worst':>11}  target"
-    )
-    print(head)
-    print("-" * (len(head) + 30))
-    for row in rows:
-        values = summary(row.samples)
-        plays = statistics.fmean(t.plays for t in row.samples) if row.samples else math.nan
-        med, mean, p99, worst = values
-        p95 = percentile(sorted(t.ns / 1000 for t in row.samples), 95)
-        print(
-            f"{row.label:<40} {len(row.samples):>6} {plays:>6.1f} {med:>10.1f} {mean:>10.1f} "
-            f"{p95:>10.1f} {p99:>10.1f} {worst:>11.1f}  {verdict(values, row.target)}"
-        )
-    print("(times in microseconds per full-turn listing; 'plays' = mean number of results)")
-
-
-def print_slowest(label: str, samples: Sequence[Timed], count: int = 3) -> None:
-    print(f"slowest {label}:")
-    for t in sorted(samples, key=lambda t: t.ns, reverse=True)[:count]:
-        print(f"  {t.ns / 1000:>10.1f} us  {t.plays:>4} plays  {format_position(t.pos, t.dice)}")
-
-
-# --- timing -----------------------------------------------------------------------------------
-
-
-#: Listings slower than this are timed once: a repeat would cost much and change little.
-REPEAT_BELOW_NS = 5_000_000
-
-
-def time_listing(pos: Position, dice: Dice, repeat: int) -> tuple[Timed, list[Play]]:
-    """Best-of-``repeat`` time of one ``legal_plays`` call (the min filters scheduler noise)."""
-    clock = time.perf_counter_ns
-    start = clock()
-    plays = legal_plays(pos, dice)
-    best = clock() - start
-    # A chain listing is not repeated: the engine memoises Express lookaheads across calls, so a
-    # repeat would time the memo (cold timings use ``engine_cold_once``).
-    if best < REPEAT_BELOW_NS and not isinstance(dice, ChainDice):
-        for _ in range(repeat - 1):
-            start = clock()
-            legal_plays(pos, dice)
-            best = min(best, clock() - start)
-    return Timed(pos, dice, best, len(plays)), plays
-
-
-def time_engine(cases: Sequence[tuple[Position, Dice]], repeat: int) -> list[Timed]:
-    return [time_listing(pos, dice, repeat)[0] for pos, dice in cases]
-
-
-def engine_once(t: Timed) -> int:
-    start = time.perf_counter_ns()
-    legal_plays(t.pos, t.dice)
-    return time.perf_counter_ns() - start
-
-
-def clear_engine_caches() -> bool:
-    """Forget the engine's memos of Express run lengths; False if the engine has none."""
-    from engine import express
-
-    clear = getattr(express, "clear_caches", None)
-    if clear is not None:
-        clear()
-        return True
-    # An older engine (compared in the same run from a worktree) has only this memo.
-    memo = getattr(express, "_memo", None)
-    if isinstance(memo, dict):
-        memo.clear()
-        return True
-    return False
-
-
-def engine_cold_once(t: Timed) -> int:
-    """One listing with empty engine caches (for a chain decision: its whole lookahead)."""
-    clear_engine_caches()
-    return engine_once(t)
-
-
-#: The slowest share of a set is timed again after the pass, TAIL_REPEAT more times.
-TAIL_SHARE = 0.03
-TAIL_REPEAT = 5
-#: Tail listings slower than this are not re-timed (too costly; noise is small beside them).
-RETIME_BELOW_NS = 100_000_000
-
-
-def retime_tail(samples: Sequence[Timed], once: Callable[[Timed], int]) -> None:
-    """Re-time the slowest listings later, keeping the best of all timings.
-
-    On a shared machine a burst of load can hit all repeats of one listing in a row and put a
-    fast position in the tail; timing it again at another moment removes those, so p99 and the
-    worst reflect slow positions rather than a busy machine.
-    """
-    count = max(10, math.ceil(TAIL_SHARE * len(samples)))
-    for t in sorted(samples, key=lambda t: t.ns, reverse=True)[:count]:
-        if t.ns < RETIME_BELOW_NS:
-            for _ in range(TAIL_REPEAT):
-                t.ns = min(t.ns, once(t))
-
-
-def warm_up(cases: Sequence[tuple[Position, Dice]]) -> None:
-    for pos, dice in cases[:200]:
-        legal_plays(pos, dice)
-
-
-# --- OpenSpiel --------------------------------------------------------------------------------
-
-_ROLL = re.compile(r"roll: (\d)(\d)")
-
-
-def load_pyspiel() -> Any | None:
-    try:
-        import pyspiel  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return pyspiel
-
-
-def os_turn_strings(state: Any) -> set[str]:
-    """OpenSpiel's distinct full-turn results: the timed unit of work on the OpenSpiel side.
-
-    A double is two actions of two moves each; every first half is cloned, applied and
-    expanded into its second halves. Results are deduplicated by the state text, which after a
-    completed turn holds only the board, bar, borne-off counts and the previous player.
-    """
-    mover = state.current_player()
-    seen: set[str] = set()
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply_action(action)
-        if child.current_player() == mover:
-            for second in child.legal_actions():
-                grandchild = child.clone()
-                grandchild.apply_action(second)
-                seen.add(str(grandchild))
-        else:
-            seen.add(str(child))
-    return seen
-
-
-def os_turn_raw(state: Any) -> int:
-    """OpenSpiel's action listing without building the distinct results (a lower bound)."""
-    mover = state.current_player()
-    actions = state.legal_actions()
-    if not actions:
-        return 0
-    first = state.clone()
-    first.apply_action(actions[0])
-    if first.current_player() != mover:
-        return len(actions)
-    total = 0
-    for action in actions:
-        child = state.clone()
-        child.apply_action(action)
-        total += len(child.legal_actions())
-    return total
-
-
-def os_turn_detailed(state: Any) -> dict[str, tuple[Any, str]]:
-    """Like ``os_turn_strings`` but keeps each result state and its action text (not timed)."""
-    mover = state.current_player()
-    out: dict[str, tuple[Any, str]] = {}
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply_action(action)
-        text = state.action_to_string(mover, action)
-        if child.current_player() == mover:
-            for second in child.legal_actions():
-                grandchild = child.clone()
-                grandchild.apply_action(second)
-                both = f"{text} + {child.action_to_string(mover, second)}"
-                out.setdefault(str(grandchild), (grandchild, both))
-        else:
-            out.setdefault(str(child), (child, text))
-    return out
-
-
-BoardKey = tuple[tuple[int, ...], tuple[int, ...], int, int]
-
-
-def os_key(state: Any) -> BoardKey:
-    """OpenSpiel board as (player-0 counts, player-1 counts, bars); off follows from them."""
-    return (
-        tuple(state.board(0, i) for i in range(24)),
-        tuple(state.board(1, i) for i in range(24)),
-        state.board(0, 100),  # OpenSpiel's kBarPos
-        state.board(1, 100),
-    )
-
-
-def engine_key(pos: Position, mover: int) -> BoardKey:
-    """The same key for an engine position seen by OpenSpiel player ``mover``.
-
-    OpenSpiel index i is player 0's point 24 - i and player 1's point i + 1.
-    """
-    pts = pos.points
-    if mover == 0:
-        mine = tuple(pts[24 - i].count("X") for i in range(24))
-        theirs = tuple(pts[24 - i].count("O") for i in range(24))
-        return (mine, theirs, pos.bar[0], pos.bar[1])
-    mine = tuple(pts[i + 1].count("X") for i in range(24))
-    theirs = tuple(pts[i + 1].count("O") for i in range(24))
-    return (theirs, mine, pos.bar[1], pos.bar[0])
-
-
-def chance_action(state: Any, a: int, b: int, opening: bool) -> int:
-    """The chance outcome giving dice (a, b); the opening always lets player 0 start."""
-    for action, _ in state.chance_outcomes():
-        text = state.action_to_string(-1, action)
-        m = _ROLL.search(text)
-        assert m is not None, text
-        if opening:
-            if "X starts" in text and {int(m.group(1)), int(m.group(2))} == {a, b}:
-                return int(action)
-        elif (int(m.group(1)), int(m.group(2))) == (a, b):
-            return int(action)
-    raise ValueError(f"no chance outcome for {a}{b}")
-
-
-# --- classic sampling -------------------------------------------------------------------------
-
-
-@dataclass
-class ClassicCase:
-    pos: Position
-    roll: Roll
-    mover: int
-    os_state: Any  # OpenSpiel state at the same decision, or None without pyspiel
-
-
-def bearing_off(pos: Position) -> bool:
-    """A side has borne off or has every checker in its home board."""
-    if pos.off[0] or pos.off[1]:
-        return True
-    pts = pos.points
-    x_home = pos.bar[0] == 0 and all("X" not in pts[p] for p in range(7, 25))
-    o_home = pos.bar[1] == 0 and all("O" not in pts[p] for p in range(1, 19))
-    return x_home or o_home
-
-
-def classic_cases(count: int, seed: int, pyspiel: Any | None) -> tuple[list[ClassicCase], int]:
-    """Sampled mid-game classic decisions; also returns how many games were played."""
-    rng = random.Random(seed)
-    cases: list[ClassicCase] = []
-    games = 0
-    game = pyspiel.load_game("backgammon") if pyspiel is not None else None
-    start = get_variant("classic").initial_position()
-    while len(cases) < count:
-        games += 1
-        pos = start
-        mover = 0
-        os_state = game.new_initial_state() if game is not None else None
-        a, b = rng.randint(1, 6), rng.randint(1, 6)
-        while a == b:
-            a, b = rng.randint(1, 6), rng.randint(1, 6)
-        opening = True
-        next_sample = rng.randint(4, 12)
-        for ply in range(MAX_PLIES):
-            if os_state is not None:
-                os_state.apply_action(chance_action(os_state, a, b, opening))
-            opening = False
-            roll = Roll.of(a, b)
-            if ply == next_sample:
-                next_sample += rng.randint(4, 12)
-                if not bearing_off(pos):
-                    snapshot = os_state.clone() if os_state is not None else None
-                    cases.append(ClassicCase(pos, roll, mover, snapshot))
-                    if len(cases) == count:
-                        break
-            plays = legal_plays(pos, roll)
-            chosen, os_state = choose_classic(rng, plays, mover, os_state)
-            if chosen is None:
-                break  # the two rule sets disagree on every play: leave this game
-            after = chosen.after
-            if after.off[0] or (os_state is not None and os_state.is_terminal()):
-                break  # bearing off has started: no more mid-game samples in this game
-            pos = after.flip()
-            mover = 1 - mover
-            a, b = rng.randint(1, 6), rng.randint(1, 6)
-    return cases, games
-
-
-def choose_classic(
-    rng: random.Random, plays: list[Play], mover: int, os_state: Any | None
-) -> tuple[Play | None, Any | None]:
-    """A uniformly random play that both engines allow, and OpenSpiel's state after it."""
-    if os_state is None:
-        return rng.choice(plays), None
-    by_key = {engine_key(p.after, mover): p for p in plays}
-    results = list(os_turn_detailed(os_state).values())
-    rng.shuffle(results)
-    for child, _ in results:
-        play = by_key.get(os_key(child))
-        if play is not None:
-            return play, child
-    return None, None
 
 
 # --- classic benchmark ------------------------------------------------------------------------
-
-
-@dataclass
-class Disagreement:
-    case: ClassicCase
-    engine_only: list[str]
-    openspiel_only: list[str]
-    engine_count: int
-    openspiel_count: int
-
-
-def compare(cases: Sequence[ClassicCase]) -> tuple[int, int, int, int, list[Disagreement]]:
-    """Engine vs OpenSpiel: (same board, text dedupe exact, equal counts, equal sets, misses).
-
-    "Text dedupe exact" checks that deduplicating OpenSpiel's results by state text (as the
-    timed ``os_turn_strings`` does) gives as many results as deduplicating by board.
-    """
-    consistent = text_keyed = equal_counts = equal_sets = 0
-    bad: list[Disagreement] = []
-    for case in cases:
-        if engine_key(case.pos, case.mover) == os_key(case.os_state):
-            consistent += 1
-        plays = legal_plays(case.pos, case.roll)
-        mine = {engine_key(p.after, case.mover): p.text for p in plays}
-        detailed = os_turn_detailed(case.os_state)
-        theirs = {os_key(child): text for child, text in detailed.values()}
-        text_keyed += len(detailed) == len(theirs)
-        equal_counts += len(mine) == len(theirs)
-        if mine.keys() == theirs.keys():
-            equal_sets += 1
-        else:
-            bad.append(
-                Disagreement(
-                    case,
-                    sorted(mine[k] for k in mine.keys() - theirs.keys()),
-                    sorted(theirs[k] for k in theirs.keys() - mine.keys()),
-                    len(mine),
-                    len(theirs),
-                )
-            )
-    return consistent, text_keyed, equal_counts, equal_sets, bad
-
-
-def time_interleaved(
-    cases: Sequence[ClassicCase], repeat: int, works: Sequence[Callable[[ClassicCase], object]]
-) -> list[list[Timed]]:
-    """Best-of-``repeat`` times of each of ``works`` per case, one case at a time.
-
-    Timing the engine and OpenSpiel back to back on each position keeps their ratio fair when
-    the machine's load drifts during the run.
-    """
-    clock = time.perf_counter_ns
-    out: list[list[Timed]] = [[] for _ in works]
-    for case in cases:
-        for work, timed in zip(works, out, strict=True):
-            best = None
-            for _ in range(repeat):
-                start = clock()
-                work(case)
-                elapsed = clock() - start
-                if best is None or elapsed < best:
-                    best = elapsed
-            assert best is not None
-            timed.append(Timed(case.pos, case.roll, best, 0, case.os_state))
-    return out
-
-
-def openspiel_once(work: Callable[[Any], object]) -> Callable[[Timed], int]:
-    def once(t: Timed) -> int:
-        start = time.perf_counter_ns()
-        work(t.state)
-        return time.perf_counter_ns() - start
-
-    return once
 
 
 def bench_classic(args: argparse.Namespace, pyspiel: Any | None) -> None:

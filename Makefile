@@ -18,7 +18,7 @@ PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --newline=lf
 export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test demo lint format bench bench-smoke lock check-locks clean-venv
+.PHONY: run test test-fast demo lint format bench bench-smoke lock check-locks clean-venv
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
@@ -33,6 +33,11 @@ demo: $(RUN_STAMP)
 
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest
+
+# The quick unit suite (under a minute): everything but the tests marked slow (end-to-end
+# through the fake Discord, self-play, worker processes). CI and `make test` run everything.
+test-fast: $(DEV_STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -186,6 +186,14 @@ class League(commands.Cog):
     ) -> discord.User | discord.Member:
         return user if user is not None else interaction.user
 
+    @staticmethod
+    def _name(target: discord.abc.Snowflake) -> str:
+        """The player's display name; for a user Discord sent without their data (someone no
+        longer on the server, a forged id) their mention, which shows as their name without
+        pinging (these replies allow no mentions)."""
+        name = getattr(target, "display_name", None)
+        return name[:32] if isinstance(name, str) else f"<@{target.id}>"
+
     # --- leaderboard --------------------------------------------------------------------------
 
     @property
@@ -255,7 +263,7 @@ class League(commands.Cog):
         target = self._target(interaction, user)
         found = await self.league.statistics(interaction.guild_id, target.id)
         rows, computer = found.rows, found.computer
-        name = target.display_name[:32]
+        name = self._name(target)
         if not rows and not computer:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
             await interaction.response.send_message(
@@ -300,7 +308,7 @@ class League(commands.Cog):
         assert interaction.guild_id is not None
         target = self._target(interaction, user)
         games = await self.league.history(interaction.guild_id, target.id)
-        name = target.display_name[:32]
+        name = self._name(target)
         if not games:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
             await interaction.response.send_message(

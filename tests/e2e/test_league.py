@@ -201,6 +201,12 @@ async def test_stats_embed_and_rating_chart(
     carol = fake.add_user("carol")
     nobody = await answer(await fake.slash(carol, table.channel, "stats"))
     assert nobody.ephemeral and "not finished a rated game" in (nobody.content or "")
+    # A user id Discord sends without the user's data (someone who left, a forged id): a
+    # specific answer naming them by mention, not "Something went wrong".
+    stranger = "123456789012345678"
+    for command, said in (("stats", "has not finished"), ("history", "has no finished games")):
+        unknown = await answer(await fake.slash(alice, table.channel, command, user=stranger))
+        assert f"<@{stranger}> {said}" in (unknown.content or ""), unknown.data
     assert fake.errors == []
 
 

@@ -89,15 +89,23 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
 
 async def tell_user(interaction: discord.Interaction[commands.Bot], message: str) -> None:
     """Answer ``interaction`` privately with ``message`` (a follow-up if it was answered
-    already); never raises."""
+    already); never raises. An autocomplete can only be answered with choices: it gets none
+    (Discord rejects a message there, and the user would see the box fail)."""
     try:
-        if interaction.response.is_done():
+        if interaction.type == discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+        elif interaction.response.is_done():
             await interaction.followup.send(message, ephemeral=True)
         else:
             await interaction.response.send_message(message, ephemeral=True)
+    except (discord.InteractionResponded, discord.NotFound) as exc:
+        # Answered meanwhile (another process of the same shard took it during a rolling
+        # restart) or expired: nobody is left to tell, and no traceback is needed for it.
+        log.info("interaction %s not answered with the error: %s", interaction.id, exc)
     except Exception:
-        # The interaction may have expired or the API may be down; the error is logged
-        # already and the boundary itself must never raise.
+        # The API may be down; the error is logged already and the boundary itself must
+        # never raise.
         log.warning("could not report the error to the user", exc_info=True)
 
 

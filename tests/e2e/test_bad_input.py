@@ -110,6 +110,30 @@ async def test_guild_only_commands_from_a_dm(
     _clean(caplog)
 
 
+@pytest.mark.parametrize(
+    ("command", "focused", "options"),
+    [
+        ("move", "play", {"play": "24/"}),
+        ("challenge", "options", {"variant": "dutch", "options": "m"}),
+        ("record", "game", {"game": "1"}),
+    ],
+)
+async def test_autocomplete_from_a_dm_is_answered_with_choices(
+    table: Table,
+    fake: FakeDiscord,
+    caplog: pytest.LogCaptureFixture,
+    command: str,
+    focused: str,
+    options: dict[str, object],
+) -> None:
+    """A guild-only command's option box typed in a DM: an autocomplete answer (no choices),
+    never a message, which Discord refuses for an autocomplete (the box would fail)."""
+    handle = await fake.autocomplete_in_dm(table.alice, command, focused, options)
+    assert await handle.wait_autocomplete() == []
+    assert fake.errors == []
+    _clean(caplog)
+
+
 async def test_opponent_who_left_the_server(
     table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:

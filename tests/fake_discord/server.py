@@ -864,6 +864,21 @@ class FakeDiscord:
         data, name = self._command_data(channel, command, values, focused)
         return await self._inject(AUTOCOMPLETE, user, channel, data, name=name)
 
+    async def autocomplete_in_dm(
+        self,
+        user: FakeUser,
+        command: str,
+        focused: str,
+        options: Mapping[str, OptionValue] | None = None,
+        /,
+        **kw_options: OptionValue,
+    ) -> InteractionHandle:
+        """Autocomplete for ``/command`` typed in a direct message with the bot (no guild)."""
+        values: dict[str, object] = {**(options or {}), **kw_options}
+        values.setdefault(focused, "")
+        data, name = self._command_data(self.general, command, values, focused)
+        return await self._inject(AUTOCOMPLETE, user, self.general, data, name=name, dm=True)
+
     def _component_target(
         self, message: FakeMessage | int, custom_id: str
     ) -> tuple[FakeMessage, JSON]:

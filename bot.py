@@ -108,6 +108,8 @@ def main() -> int:
             return _fail(f"cannot create the directory for DATABASE_PATH: {exc}")
 
     setup_logging(config.log_level, (config.token,))
+    for note in config.warnings():
+        log.warning("%s", note)
     try:
         asyncio.run(_run(config))
     except StartupTimeout as exc:

@@ -61,6 +61,24 @@ class Config:
             return str(self.database_path)
         return redact_url(self.database_url)
 
+    def warnings(self) -> list[str]:
+        """Settings that are valid but probably not what the operator wants, each a line for
+        the log at start-up."""
+        notes = []
+        if self.shards is not None and self.database_url is None:
+            others = self.shards.count - len(self.shards.ids)
+            notes.append(
+                f"SHARD_COUNT={self.shards.count} with the SQLite file {self.database_path}: "
+                + (
+                    f"the {others} other shard(s) must run in processes on this machine, on "
+                    "this same file; "
+                    if others
+                    else "all shards run in this one process; "
+                )
+                + "for processes on several machines set DATABASE_URL (PostgreSQL)"
+            )
+        return notes
+
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     #: File touched while the gateway is connected (a container HEALTHCHECK reads its age).
     health_file: Path | None = None

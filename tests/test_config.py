@@ -558,3 +558,18 @@ def test_dice_seed_is_optional_and_must_be_a_whole_number(tmp_path: Path) -> Non
     for raw in ("4²", "①", "٤٢"):  # isdigit() but not ASCII: int() would fail or surprise
         with pytest.raises(ConfigError, match="DICE_SEED"):
             load_config(make_env(tmp_path, DICE_SEED=raw))
+
+
+def test_sharding_on_a_sqlite_file_is_pointed_out(tmp_path: Path) -> None:
+    """SHARD_COUNT with the SQLite file is allowed (processes on one machine share it) but
+    not said silently: one warning line names the file and DATABASE_URL."""
+    assert load_config(make_env(tmp_path)).warnings() == []
+    partial = load_config(make_env(tmp_path, SHARD_COUNT="2", SHARD_IDS="0")).warnings()
+    assert len(partial) == 1
+    assert "SHARD_COUNT=2" in partial[0] and "1 other shard(s)" in partial[0]
+    assert "DATABASE_URL" in partial[0] and "sqlite" in partial[0].lower()
+    whole = load_config(make_env(tmp_path, SHARD_COUNT="2")).warnings()
+    assert len(whole) == 1 and "all shards run in this one process" in whole[0]
+    postgres = make_env(tmp_path, SHARD_COUNT="2", SHARD_IDS="0")
+    postgres["DATABASE_URL"] = "postgresql://bot@localhost:5432/bot"
+    assert load_config(postgres).warnings() == []

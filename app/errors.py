@@ -20,3 +20,18 @@ class Refusal(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+# Refusals that several use cases share.
+
+
+class NoGameHere(Refusal):
+    def __init__(self) -> None:
+        super().__init__("There is no game in this channel. Start one with /challenge.")
+
+
+class SimultaneousAction(Refusal):
+    """Another action on the game was committed first (the version check caught it)."""
+
+    def __init__(self) -> None:
+        super().__init__("Someone acted on this game at the same moment; look again.")

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import partial
 
-from app.errors import Refusal
+from app.errors import Refusal, SimultaneousAction
 from app.records import (
     GameRecords,
     NoSuchGame,
@@ -117,11 +117,6 @@ class ClaimTooEarly(Refusal):
 class GameMovedOn(Refusal):
     def __init__(self) -> None:
         super().__init__("The game has moved on; look again.")
-
-
-class SimultaneousAction(Refusal):
-    def __init__(self) -> None:
-        super().__init__("Someone acted on this game at the same moment; look again.")
 
 
 class ClaimFailed(Refusal):

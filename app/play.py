@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.errors import Refusal
+from app.errors import NoGameHere, Refusal, SimultaneousAction
 from app.table import Action, GameTable, Outcome
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
@@ -36,11 +36,6 @@ _ABORT_RESULTS: dict[str, AbortResult] = {
     "repeated": "repeated",
     "aborted": "aborted",
 }
-
-
-class NoGameHere(Refusal):
-    def __init__(self) -> None:
-        super().__init__("There is no game in this channel. Start one with /challenge.")
 
 
 class GameOver(Refusal):
@@ -70,11 +65,6 @@ class NotYourTurn(Refusal):
 
 class IllegalAction(Refusal):
     """The engine refused the action (its message says what is wrong and what is legal)."""
-
-
-class SimultaneousAction(Refusal):
-    def __init__(self) -> None:
-        super().__init__("Someone acted on this game at the same moment; look again.")
 
 
 class NotAllowedToAbort(Refusal):

@@ -17,7 +17,7 @@ from ai.pool import AIPool, PoolError, ReviewDecision
 from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_series
 from ai.types import STRONGEST, RankedPlay
 from app.computer import match_context
-from app.errors import Refusal
+from app.errors import NoGameHere, Refusal
 from app.records import GameRecords, NoSuchGame, state_or_none
 from app.settings import server_theme
 from app.table import GameTable
@@ -85,11 +85,6 @@ class NothingToReplay(Refusal):
 class ReplayFailed(Refusal):
     def __init__(self, game: Game, exc: Exception) -> None:
         super().__init__(f"Game #{game.id} cannot be replayed: {exc}")
-
-
-class NoGameHere(Refusal):
-    def __init__(self) -> None:
-        super().__init__("There is no game in this channel.")
 
 
 class NotAPlayer(Refusal):

@@ -65,6 +65,9 @@ class Outcome:
 def shown_action(old: GameState, line: str) -> str:
     """A play's record line as messages show it, with the one dice format of the messages:
     "alice 6-5: 24/18 13/8", "bob three 4s: 8/4(3)" (the record keeps "65", "[4x3]")."""
+    cube = _shown_cube_line(old, line)
+    if cube is not None:
+        return cube
     head, sep, play = line.partition(": ")
     if not sep or old.phase != MOVE:
         return line
@@ -78,6 +81,19 @@ def shown_action(old: GameState, line: str) -> str:
     if not head.startswith(name):
         return line
     return f"{name} {dice}: {play}"
+
+
+def _shown_cube_line(old: GameState, line: str) -> str | None:
+    """A cube action's record line ("bob doubles 2", "bob takes", "bob passes") as messages
+    show it, like the players' own cube commands; None for any other line."""
+    for name in old.players:
+        if line == f"{name} doubles {old.cube * 2}":
+            return f"{name} doubles to {old.cube * 2}."
+        if line == f"{name} takes":
+            return f"{name} takes: the cube is at {old.cube * 2}."
+        if line == f"{name} passes":
+            return f"{name} passes."
+    return None
 
 
 def describe_play(state: GameState, last: LastPlay) -> str:

@@ -81,7 +81,7 @@ def leaderboard_message(
         lines.append(
             f"**{row.rank}.** {mention(row.user_id)} · "
             f"**{rating_text(row.rating, row.provisional)}** · {games} · {record} · "
-            f"{row.points_won} pts"
+            f"{plural(row.points_won, 'point')}"
         )
     embed.description = "\n".join(lines)
     embed.set_footer(

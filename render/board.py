@@ -336,7 +336,9 @@ class _Painter:
 
     def cube(self) -> None:
         s = self.scene
-        if s.cube_value is None:
+        if s.cube_value is None or s.crawford:
+            # No doubling in the Crawford game: a centred cube there would say "64, free to
+            # double" (the title band says Crawford instead).
             return
         owner = s.cube_owner if s.cube_owner in SIDES else None
         value = max(1, _int(s.cube_value, 1))

@@ -219,8 +219,10 @@ class ChallengeCommands(GamesBase):
 
         async def show(outcome: Outcome) -> None:
             header = (
-                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs {names[1]} "
-                f"(dark), {LEVEL_ABOUT[level]}"
+                # The computer's name carries its level in brackets already: its colour goes
+                # after a comma, not in a second pair of brackets.
+                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
+                f"{names[1]}, dark: {LEVEL_ABOUT[level]}"
                 + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
                 + describe_options(challenge.variant, challenge.options)
                 + ". Not rated; /hint is allowed."

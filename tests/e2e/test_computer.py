@@ -74,6 +74,8 @@ async def play_against_computer(
     started = await reply_of(handle)
     assert not started.ephemeral, started.content
     assert "Computer" in started.content
+    # The computer's name has its level in brackets; its colour is not a second bracket.
+    assert f"Computer ({level}), dark: " in started.content and ") (dark)" not in started.content
     assert started.message is not None and started.message.attachments
     game = await bot.db.get_active_game(channel.id)
     assert game is not None and game.ai_level == level and not game.rated
@@ -200,8 +202,14 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
     assert lines[1] in ("Computer (strong) takes", "Computer (strong) passes")
     if lines[1].endswith("takes"):
         assert after.cube == 2 and after.cube_owner == 1
+        shown = "Computer (strong) takes: the cube is at 2."
     else:
         assert final.status == "finished" and final.winner_id == human.id
+        shown = "Computer (strong) passes."
+    # The channel reads its answer as it reads a person's (not the record's "takes").
+    await eventually(
+        lambda: any(shown in m.content for m in fake.messages_in(channel)), "its answer shown"
+    )
 
 
 async def test_the_computer_accepts_an_offer_to_resign(

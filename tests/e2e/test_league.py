@@ -93,6 +93,7 @@ async def test_leaderboard_ranks_the_winner_first(
     assert rows[0][2] > glicko2.DEFAULT_RATING > rows[1][2]
     assert all(r[3] for r in rows)  # three games: still provisional
     assert "3 games · 2-1" in embed["description"]  # alice overall: W-L
+    assert re.search(r"· \d+ points?$", embed["description"].splitlines()[0])  # not "1 pts"
     assert "Page 1/1" in embed["footer"]["text"]
     stored = await bot.db.leaderboard(fake.guild.id)
     assert [round(r.rating) for r in stored] == [r[2] for r in rows]

@@ -237,6 +237,17 @@ def test_no_cube_without_cube_value() -> None:
     assert not near(pixel(im, (x0 + 6, y0 + 6)), DEFAULT.cube_fill)
 
 
+def test_no_cube_in_the_crawford_game() -> None:
+    """Nobody may double in the Crawford game: no centred cube (it would read 64)."""
+    x0, y0, _, _ = L.cube_box(None)
+    before = png(scene({6: "XX"}, cube_value=1, match_length=5, match_score=(3, 4)))
+    assert near(pixel(before, (x0 + 6, y0 + 6)), DEFAULT.cube_fill)
+    crawford = png(
+        scene({6: "XX"}, cube_value=1, match_length=5, match_score=(4, 3), crawford=True)
+    )
+    assert not near(pixel(crawford, (x0 + 6, y0 + 6)), DEFAULT.cube_fill)
+
+
 def test_dice_drawn_in_roller_colour() -> None:
     im = png(scene({6: "XX"}, dice=(6, 1), x_colour="dark"))
     for x0, y0, _, _ in L.dice_boxes(2):

@@ -241,7 +241,7 @@ class Reports:
         ranked = await self.pool.rank(
             state.rules, pos, dice, level=STRONGEST, match=match, time_limit=HINT_SECONDS
         )
-        return hint_lines(ranked)
+        return hint_lines(ranked, state.rules.score_unit)
 
     # --- reviews ------------------------------------------------------------------------------
 
@@ -346,46 +346,61 @@ def decision_line(final: GameState, d: Decision) -> str:
     return f"{final.players[d.seat]} {dice}: {played}"
 
 
-def hint_lines(ranked: list[RankedPlay]) -> str:
-    """The best three plays with equity and winning chance, and how much worse the rest are."""
+def equity_format(unit: str) -> str:
+    """How equities of a variant scored in ``unit`` are written: points to three decimals,
+    pips (the Pin games) to one: a pip is a thousandth of nothing there."""
+    return ".1f" if unit == "pip" else ".3f"
+
+
+def hint_lines(ranked: list[RankedPlay], unit: str = "point") -> str:
+    """The best three plays with equity (in the variant's ``unit``) and winning chance, and
+    how much worse the rest are."""
+    f = equity_format(unit)
     if len(ranked) == 1:
         only = ranked[0].play.text or "pass (no legal move)"
         return f"Your only legal play is **{only}**: it is played for you."
     best = ranked[0]
-    lines = ["**Best plays** (equity for you; win = your winning chance):"]
+    lines = [f"**Best plays** (equity for you in {unit}s; win = your winning chance):"]
     for i, r in enumerate(ranked[:3], start=1):
         win = f", win {r.win:.1%}" if r.win is not None else ""
-        behind = "" if i == 1 else f" ({r.equity - best.equity:+.3f})"
+        behind = "" if i == 1 else f" ({r.equity - best.equity:+{f}})"
         mark = "*" if best.searched and not r.searched else ""
-        lines.append(f"{i}. `{r.play.text or 'pass'}`{mark}: {r.equity:+.3f}{behind}{win}")
+        lines.append(f"{i}. `{r.play.text or 'pass'}`{mark}: {r.equity:+{f}}{behind}{win}")
     rest = ranked[3:]
     if rest:
         worst = best.equity - rest[-1].equity
         nearest = best.equity - rest[0].equity
         lines.append(
-            f"The other {len(rest)} plays are {nearest:.3f} to {worst:.3f} worse than the best."
+            f"The other {len(rest)} plays are {nearest:{f}} to {worst:{f}} {unit}s worse than "
+            "the best."
             if len(rest) > 1
-            else f"The other play is {nearest:.3f} worse than the best."
+            else f"The other play is {nearest:{f}} {unit}s worse than the best."
         )
     if best.searched and any(not r.searched for r in ranked[:3]):
         lines.append("*Not searched deeply (only the closest plays are): a quick estimate.")
     return "\n".join(lines)
 
 
-def review_text(review: PlayerReview) -> str:
-    lines = [
-        f"Decisions: {review.decisions} (+{review.forced} forced)",
-        f"Equity lost: {review.total_lost:.3f} in total, {review.average_lost:.3f} per decision "
-        f"(error rate {review.error_rate:.1f})",
-    ]
+def review_text(review: PlayerReview, unit: str = "point") -> str:
+    """A player's review in the variant's ``unit``: in points the error rate is in
+    thousandths of a point per decision (gnubg's and XG's); in pips it is pips per decision."""
+    f = equity_format(unit)
+    lost = (
+        f"Equity lost: {review.total_lost:.1f} pips in total, "
+        f"{review.average_lost:.1f} pips per decision"
+        if unit == "pip"
+        else f"Equity lost: {review.total_lost:.3f} points in total, "
+        f"{review.average_lost:.3f} per decision (error rate {review.error_rate:.1f})"
+    )
+    lines = [f"Decisions: {review.decisions} (+{review.forced} forced)", lost]
     if review.luck is not None:
-        lines.append(f"Luck: {review.luck:+.3f} ({'lucky' if review.luck >= 0 else 'unlucky'})")
+        lines.append(f"Luck: {review.luck:+{f}} ({'lucky' if review.luck >= 0 else 'unlucky'})")
     else:
         lines.append("Luck: not measured for this variant")
     if review.mistakes:
         lines.append("Biggest mistakes:")
         for v in review.mistakes:
-            lines.append(f"• {v.line} (−{v.lost:.3f}); better: `{v.best}`")
+            lines.append(f"• {v.line} (−{v.lost:{f}}); better: `{v.best}`")
     else:
         lines.append("No mistakes found.")
     return "\n".join(lines)

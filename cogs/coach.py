@@ -22,6 +22,20 @@ from app.reports import Reports, hint_lines, review_text
 from app.table import GameTable
 from cogs.common import game_choices, reply_error
 from cogs.options import GameNumber
+from engine import get_variant
+
+
+def unit_note(unit: str) -> str:
+    if unit == "pip":
+        return (
+            "Equity is in pips (the game scores the loser's pips); the equity lost per "
+            "decision is in pips too."
+        )
+    return (
+        "Equity is in points per unit of stake; the error rate is the average equity lost "
+        "per decision, in thousandths."
+    )
+
 
 __all__ = ["Coach", "hint_lines", "review_text", "setup"]
 
@@ -113,15 +127,17 @@ class Coach(commands.Cog):
             await reply_error(interaction, str(refusal))
             return
         found, names = done.game, done.names
+        unit = get_variant(found.variant).score_unit
         embed = discord.Embed(
             title=f"Review of game #{found.id}: {names[0]} vs {names[1]}",
-            description=f"{variant_name(found.variant)}. Equity is in points per unit of stake; "
-            "the error rate is the average equity lost per decision, in thousandths.",
+            description=f"{variant_name(found.variant)}. " + unit_note(unit),
             colour=discord.Colour.dark_green(),
         )
         for seat in (0, 1):
             embed.add_field(
-                name=names[seat][:250], value=review_text(done.reviews[seat])[:1024], inline=False
+                name=names[seat][:250],
+                value=review_text(done.reviews[seat], unit)[:1024],
+                inline=False,
             )
         embed.set_image(url=f"attachment://{CHART_FILE.format(id=found.id)}")
         await interaction.followup.send(

@@ -212,6 +212,10 @@ class Variant:
         """X has borne off all 15 checkers."""
         raise NotImplementedError
 
+    #: What a game's score counts, and so the unit of its equities: "point" (a game is worth
+    #: 1, 2 or 3 points, times the cube) or "pip" (the Pin games score the loser's pips).
+    score_unit: ClassVar[str] = "point"
+
     #: Resignation levels a loser may offer (classic: single, gammon, backgammon; the Pin
     #: games: the loser's pips x1, x2, x3). 1: resigning concedes the game at once.
     resign_levels: ClassVar[int] = 1

@@ -88,6 +88,7 @@ class Pin(CoveringVariant):
         return pin_score(pos)
 
     resign_levels = 3
+    score_unit = "pip"  # the loser's pip count (§3.2.8)
 
     def resignation_points(self, pos: Position, level: int = 1) -> int:
         # As the game's own scoring: the loser's pips, x2 (gammon), x3 (backgammon).

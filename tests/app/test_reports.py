@@ -70,3 +70,22 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
         await reports.review_job(GUILD, imported.id)
     job = await reports.replay_job(GUILD, active.id)  # in progress, but it has plays to show
     assert job.game.id == active.id and job.state.record
+
+
+def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
+    """The Pin games score pips: a review says pips per decision (not an 'error rate' of
+    thousands) and figures carry one decimal; backgammon keeps thousandths of a point."""
+    from ai.report import PlayerReview, Verdict
+    from app.reports import review_text
+    from engine import get_variant
+
+    assert get_variant("pin").score_unit == "pip"
+    assert get_variant("pin-mother").score_unit == "pip"
+    assert get_variant("classic").score_unit == "point"
+    mistake = Verdict(0, 1, "rita 64: 24/18 13/9", "24/18 13/9", "24/14", 12.345, None, None, 9)
+    review = PlayerReview(0, 3, 1, 24.13, (mistake,), None)
+    pips = review_text(review, "pip")
+    assert "8.0 pips per decision" in pips and "error rate" not in pips
+    assert "24.1 pips in total" in pips and "(−12.3)" in pips
+    points = review_text(PlayerReview(0, 4, 0, 0.2, (), None), "point")
+    assert "error rate 50.0" in points and "0.200 points in total" in points

@@ -114,9 +114,11 @@ class BackgammonBot(commands.Bot):
         views = getattr(store, "_views", None)
         if not isinstance(dynamic, dict) or not isinstance(views, dict):
             return True
-        if any(pattern.fullmatch(custom_id) for pattern in dynamic):
-            return True
         data: Any = interaction.data or {}
+        if any(pattern.fullmatch(custom_id) for pattern in dynamic):
+            # discord.py drops (never answers) a click on a dynamic button that is no longer on
+            # its message, e.g. one just removed by the edit that answered an earlier click.
+            return _on_message(interaction, data.get("component_type"), custom_id)
         key = (data.get("component_type"), custom_id)
         message_id = interaction.message.id if interaction.message is not None else None
         return key in views.get(message_id, {}) or key in views.get(None, {})
@@ -225,6 +227,22 @@ class BackgammonBot(commands.Bot):
             return
         where = f"to guild {self.config.guild_id}" if guild else "globally"
         log.info("synced %d commands %s", len(synced), where)
+
+
+def _on_message(
+    interaction: discord.Interaction[Any], component_type: object, custom_id: str
+) -> bool:
+    """Whether the clicked component is on the interaction's message as Discord sent it (as
+    discord.py itself looks it up before calling a dynamic item)."""
+    message = interaction.message
+    if message is None:
+        return False
+    view_class = discord.ui.LayoutView if message.flags.components_v2 else discord.ui.View
+    view = view_class.from_message(message, timeout=None)
+    return any(
+        item.type.value == component_type and getattr(item, "custom_id", None) == custom_id
+        for item in view.walk_children()
+    )
 
 
 class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):

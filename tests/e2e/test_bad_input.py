@@ -8,9 +8,10 @@ import logging
 import pytest
 
 from cogs.client import BackgammonBot
+from engine.game import GameState
 from tests.fake_discord import FakeDiscord, FakeUser
 
-from .harness import TIMEOUT, Table
+from .harness import TIMEOUT, Table, mover_user
 
 GENERIC = "Something went wrong"
 MANAGE_GUILD = 1 << 5
@@ -178,3 +179,31 @@ async def test_the_same_limits_are_declared_to_discord(table: Table, fake: FakeD
     settings = {o["name"]: o for o in commands["settings"]["options"]}
     assert settings["challenge_minutes"]["max_value"] == 7 * 24 * 60
     assert commands["challenge"].get("dm_permission") is False
+
+
+async def test_a_click_on_a_button_just_removed_is_answered(
+    table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    """discord.py drops a click on a dynamic button no longer on its message (the edit that
+    answered the first click removed it): the bot answers it all the same."""
+    await table.challenge("classic")
+    for _ in range(10):  # until someone is to roll, with the Roll button on the board
+        board = table.last_board
+        assert board is not None
+        roll = next((c for c in board.custom_ids() if c.startswith("bg:roll:")), None)
+        if roll is not None:
+            break
+        await table.step()
+    else:
+        raise AssertionError("no Roll button came up")
+    game = await table.game()
+    assert game is not None
+    state_before = game.state_json
+    roller = mover_user(game, GameState.from_json(state_before), table.users)
+    await table.press(roller, "roll")
+    assert roll not in board.custom_ids()  # the board was redrawn without it
+    after = await table.game()
+    text = await _refused(fake.click(roller, board, roll, forged=True))
+    assert "does not work any more" in text
+    assert await table.game() == after and (after is None or after.state_json != state_before)
+    _clean(caplog)

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from ai.players import choose_play
-from ai.types import LEVELS, MatchContext
+from ai.types import LEVELS
+from app.computer import match_context
 from engine import VARIANTS
 from engine.game import DOUBLE, GAME_OVER, MOVE, ROLL, GameState
 from render import render_board
@@ -25,18 +26,6 @@ from render.game_scene import scene_for_game
 from render.replay import render_replay
 
 MAX_DECISIONS = 5000
-
-
-def _match(state: GameState, seat: int) -> MatchContext:
-    owner = -1 if state.cube_owner is None else (0 if state.cube_owner == seat else 1)
-    return MatchContext(
-        length=state.match_length if state.match_length > 1 else 0,
-        score_mover=state.score[seat],
-        score_opponent=state.score[1 - seat],
-        crawford=state.crawford,
-        cube=state.cube,
-        cube_owner=owner,
-    )
 
 
 def _cube(state: GameState, level: str, *, take: bool) -> bool:
@@ -47,7 +36,7 @@ def _cube(state: GameState, level: str, *, take: bool) -> bool:
     except ImportError:
         return take
     seat = state.mover
-    pos, match = state.position_for(seat), _match(state, seat)
+    pos, match = state.position_for(seat), match_context(state, seat)
     if take:
         return take_decision(pos, match, level=level)
     return cube_action(pos, match, level=level).double
@@ -78,7 +67,7 @@ def play(
                 dice,
                 level=level,
                 rng=rng,
-                match=_match(state, seat),
+                match=match_context(state, seat),
             )
             state = state.play(seat, chosen.text or "pass", rng)
         else:

@@ -32,6 +32,10 @@ from storage import MatchResult, NewMove, Storage
 log = logging.getLogger(__name__)
 
 Action = Callable[[GameState, int], GameState]
+#: The seat whose side the shared board is drawn from, for the whole game: the challenger's
+#: (seat 0), which is the person's in a game against the computer. A board that turned to the
+#: player to act put your own move on the other side's point numbers after every turn.
+SHARED_VIEWER = 0
 LEGAL_CACHE_SIZE = 512
 #: Parsed game states kept by their JSON text (see GameTable.state_of).
 STATE_CACHE_SIZE = 128
@@ -286,13 +290,13 @@ class GameTable:
         viewer: int | None = None,
         elsewhere: bool = False,
     ) -> bytes:
-        """The board picture (seen by ``viewer``, default the seat to act), drawn in the render
-        pool's worker processes, never on the event loop.
+        """The board picture (seen by ``viewer``, default :data:`SHARED_VIEWER`), drawn in the
+        render pool's worker processes, never on the event loop.
 
         ``elsewhere``: a board of a game against the computer; it waits behind the boards of
         games between people, so that those games do not slow the replies of the others.
         """
-        scene = scene_for_game(state, state.players, viewer)
+        scene = scene_for_game(state, state.players, SHARED_VIEWER if viewer is None else viewer)
         pool = self.renderer
         if pool is not None and pool.running:
             with contextlib.suppress(RenderPoolClosed):  # closing under us: draw it here

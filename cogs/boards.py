@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from app.table import Game, GameTable
+from app.table import SHARED_VIEWER, Game, GameTable
 from cogs.looks import server_theme
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
@@ -80,7 +80,7 @@ class Boards:
         return discord.File(
             io.BytesIO(png),
             filename=BOARD_FILE,
-            description=alt_text(state, state.players, viewer),
+            description=alt_text(state, state.players, SHARED_VIEWER if viewer is None else viewer),
         )
 
     async def theme(self, guild_id: int) -> str:

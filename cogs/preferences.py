@@ -32,7 +32,7 @@ def preferences_embed(prefs: PlayerPreferences, server: str | None, title: str) 
     side = (
         "your own side of the table (in games you play)"
         if prefs.own_side
-        else "the side of the player to act, as in the channel"
+        else "the side the channel's board is drawn from (the challenger's)"
     )
     embed.add_field(name="Board seen from", value=side, inline=False)
     embed.set_footer(
@@ -54,7 +54,7 @@ class PreferencesCog(commands.Cog, name="Preferences"):
     )
     @app_commands.describe(
         theme="The theme of boards shown only to you (server: each server's theme)",
-        own_side="See the board from your own side in games you play (else: the side to act)",
+        own_side="See the board from your own side in games you play (else: as in the channel)",
     )
     async def preferences(
         self,

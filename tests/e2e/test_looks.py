@@ -59,7 +59,7 @@ async def test_preferences_shown_saved_and_applied_to_board(
 ) -> None:
     shown = await reply_of(await fake.slash(table.alice, table.channel, "preferences"))
     assert shown.ephemeral
-    assert "the server's: default" in shown.content and "side of the player to act" in shown.content
+    assert "the server's: default" in shown.content and "the challenger's" in shown.content
 
     saved = await reply_of(
         await fake.slash(
@@ -82,23 +82,24 @@ async def test_preferences_shown_saved_and_applied_to_board(
     assert png == _expected(state, "high-contrast", alice_seat)
     assert _background(png) == THEMES["high-contrast"].background
     assert f"Seen from {table.alice.display_name}'s side." in alt
-    # Bob chose nothing: the server's theme, from the side of the player to act.
+    # Bob chose nothing: the server's theme, from the channel's side (the challenger's).
     bob_png, bob_alt = await _private_board(fake, table, table.bob)
-    assert bob_png == _expected(state, "default", None)
-    assert "Seen from" not in bob_alt
+    assert bob_png == _expected(state, "default", 0)
+    assert f"Seen from {state.players[0]}'s side." in bob_alt
     # Alice's public board is the channel's look, not hers.
     public = await reply_of(await fake.slash(table.alice, table.channel, "board", public=True))
     assert not public.ephemeral and public.message is not None
     public_png = png_of(public.message)
-    assert public_png == _expected(state, "default", None)
+    assert public_png == _expected(state, "default", 0)
     # The live board in the channel is untouched by anyone's preferences.
-    assert table.boards[-1] == _expected(state, "default", None)
+    assert table.boards[-1] == _expected(state, "default", 0)
 
     # A spectator who likes their own side sees the board like the channel (no side of theirs).
     carol = fake.add_user("carol")
     await reply_of(await fake.slash(carol, table.channel, "preferences", own_side=True))
     carol_png, carol_alt = await _private_board(fake, table, carol)
-    assert carol_png == _expected(state, "default", None) and "Seen from" not in carol_alt
+    assert carol_png == _expected(state, "default", 0)
+    assert f"Seen from {state.players[0]}'s side." in carol_alt
 
     # Back to the server's theme, keeping the side.
     back = await reply_of(
@@ -129,18 +130,18 @@ async def test_server_theme_on_every_posted_board(table: Table, fake: FakeDiscor
 
     await table.challenge("classic")
     state, _ = await _state(table)
-    assert table.boards[-1] == _expected(state, "high-contrast", None)
+    assert table.boards[-1] == _expected(state, "high-contrast", 0)
     for _ in range(4):  # boards posted after plays and redrawn after rolls
         await table.step()
         state, _ = await _state(table)
-        assert table.boards[-1] == _expected(state, "high-contrast", None)
+        assert table.boards[-1] == _expected(state, "high-contrast", 0)
     # A player without preferences sees the server's theme on /board too; one with their own
-    # theme sees theirs.
+    # theme sees theirs. Every board is drawn from the same side, turn after turn.
     png, _ = await _private_board(fake, table, table.bob)
-    assert png == _expected(state, "high-contrast", None)
+    assert png == _expected(state, "high-contrast", 0)
     await reply_of(await fake.slash(table.bob, table.channel, "preferences", theme="default"))
     png, _ = await _private_board(fake, table, table.bob)
-    assert png == _expected(state, "default", None)
+    assert png == _expected(state, "default", 0)
     shown = await reply_of(await fake.slash(admin, table.channel, "settings"))
     assert "high-contrast" in shown.content
 

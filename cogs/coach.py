@@ -16,11 +16,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from ai.pool import AIPool
-from app.errors import Refusal
 from app.records import variant_name
 from app.reports import Reports, hint_lines, review_text
 from app.table import GameTable
-from cogs.common import game_choices, reply_error
+from cogs.common import game_choices
 from cogs.options import GameNumber
 from engine import get_variant
 
@@ -72,13 +71,9 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        try:
-            job = await self.reports.replay_job(interaction.guild_id, game)
-            await interaction.response.defer(thinking=True)
-            gif = await self.reports.replay(job)
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        job = await self.reports.replay_job(interaction.guild_id, game)
+        await interaction.response.defer(thinking=True)
+        gif = await self.reports.replay(job)
         found = job.game
         names = job.state.players
         await interaction.followup.send(
@@ -100,11 +95,7 @@ class Coach(commands.Cog):
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.channel_id is not None
-        try:
-            job = await self.reports.hint_job(interaction.channel_id, interaction.user.id)
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        job = await self.reports.hint_job(interaction.channel_id, interaction.user.id)
         await interaction.response.defer(ephemeral=True, thinking=True)
         text = await self.reports.hint(job)
         await interaction.followup.send(text[:1990], ephemeral=True)
@@ -119,13 +110,9 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        try:
-            job = await self.reports.review_job(interaction.guild_id, game)
-            await interaction.response.defer(thinking=True)
-            done = await self.reports.review(job)
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        job = await self.reports.review_job(interaction.guild_id, game)
+        await interaction.response.defer(thinking=True)
+        done = await self.reports.review(job)
         found, names = done.game, done.names
         unit = get_variant(found.variant).score_unit
         embed = discord.Embed(

@@ -18,7 +18,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from app.errors import Refusal
 from app.league import (
     OVERALL,
     Claim,
@@ -37,7 +36,7 @@ from app.records import duration, game_outcome_for, rating_text, variant_name
 from app.settings import GuildSettings, ServerSettings
 from app.table import GameTable
 from cogs.boards import Boards
-from cogs.common import game_choices, guarded, mention, reply_error, send_committed
+from cogs.common import game_choices, guarded, mention, send_committed
 from cogs.looks import ServerTheme, known_theme, theme_label
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from engine import VARIANTS
@@ -219,11 +218,7 @@ class League(commands.Cog):
     async def turn_page(
         self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
     ) -> None:
-        try:
-            shown = await self.boards.turn_page(interaction.guild_id, guild_id, board, page)
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        shown = await self.boards.turn_page(interaction.guild_id, guild_id, board, page)
         embed, view = leaderboard_message(shown)
         await interaction.response.edit_message(embed=embed, view=view)
 
@@ -346,14 +341,10 @@ class League(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         mat = format is not None and format.value == "mat"
-        try:
-            request = await self.league.record_request(interaction.guild_id, game, mat=mat)
-            # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
-            await interaction.response.defer(thinking=True)
-            made = await self.league.record(request)
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        request = await self.league.record_request(interaction.guild_id, game, mat=mat)
+        # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
+        await interaction.response.defer(thinking=True)
+        made = await self.league.record(request)
         names = made.names
         await interaction.followup.send(
             f"Record of game #{made.game.id}: {names[0]} vs {names[1]} "
@@ -380,13 +371,9 @@ class League(commands.Cog):
     @app_commands.guild_only()
     async def claim(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        try:
-            claim = await self.league.claim(
-                interaction.guild_id, interaction.channel_id, interaction.user.id
-            )
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        claim = await self.league.claim(
+            interaction.guild_id, interaction.channel_id, interaction.user.id
+        )
         header = (
             f"{interaction.user.mention} claims the game on time: {mention(claim.idle_user)} "
             f"did not move for {duration(claim.idle_seconds)}."
@@ -475,19 +462,15 @@ class League(commands.Cog):
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override
         # that in the integration settings, so the permission is checked too.
-        try:
-            shown = await self.server_settings.show_or_change(
-                interaction.guild_id,
-                may_manage=interaction.permissions.manage_guild,
-                by=interaction.user.id,
-                reminder_hours=reminder_hours,
-                claim_hours=claim_hours,
-                challenge_minutes=challenge_minutes,
-                theme=theme,
-            )
-        except Refusal as refusal:
-            await reply_error(interaction, str(refusal))
-            return
+        shown = await self.server_settings.show_or_change(
+            interaction.guild_id,
+            may_manage=interaction.permissions.manage_guild,
+            by=interaction.user.id,
+            reminder_hours=reminder_hours,
+            claim_hours=claim_hours,
+            challenge_minutes=challenge_minutes,
+            theme=theme,
+        )
         title = "Settings updated" if shown.changed else "Settings of this server"
         await interaction.response.send_message(
             embed=self._settings_embed(shown.settings, title), ephemeral=True

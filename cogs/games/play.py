@@ -41,6 +41,18 @@ def play_label(text: str, pin_word: str) -> str:
     return (text + (f" - {', '.join(notes)}" if notes else ""))[:100]
 
 
+def play_choices(texts: list[str], pin_word: str) -> list[tuple[str, str]]:
+    """(label, value) of the /move suggestions for the matching plays ``texts``: at most
+    Discord's 25, every value a legal play; when more match, the last label says how many
+    are hidden and how to narrow them (rather than leaving the list silently cut)."""
+    shown = [(play_label(t, pin_word), t or "pass") for t in texts[:MAX_CHOICES]]
+    if len(texts) > MAX_CHOICES:
+        note = f" · {MAX_CHOICES} of {len(texts)} shown: type a point (e.g. 13/) to narrow"
+        label, value = shown[-1]
+        shown[-1] = (label[: 100 - len(note)] + note, value)
+    return shown
+
+
 class PlayCommands(GamesBase):
     async def _run_action(
         self,
@@ -98,8 +110,8 @@ class PlayCommands(GamesBase):
         chosen = self.play.play_suggestions(game, interaction.user.id, current)
         pin_word = self.table.state_of(game).rules.pin_word
         return [
-            app_commands.Choice(name=play_label(t, pin_word), value=t or "pass")
-            for t in chosen[:MAX_CHOICES]
+            app_commands.Choice(name=label, value=value)
+            for label, value in play_choices(chosen, pin_word)
         ]
 
     @app_commands.command(name="roll", description="Roll the dice (classic: instead of doubling)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import discord
 import pytest
 from discord import app_commands
 
@@ -453,6 +454,7 @@ class FakeFollowup:
 
 def fake_interaction(*, done: bool, fail: bool = False) -> Any:
     return SimpleNamespace(
+        type=discord.InteractionType.application_command,
         command=SimpleNamespace(qualified_name="game start"),
         user=SimpleNamespace(id=4242),
         channel_id=777,

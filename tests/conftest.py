@@ -75,5 +75,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         path = item.path.relative_to(root).as_posix()
         name = getattr(item, "originalname", item.name)
-        if path.startswith("tests/e2e/") or path in SLOW_MODULES or f"{path}::{name}" in SLOW_TESTS:
+        slow = (
+            path.startswith("tests/e2e/")
+            or path in SLOW_MODULES
+            or f"{path}::{name}" in SLOW_TESTS
+            # The same storage tests run on SQLite in the quick suite.
+            or "[postgresql" in item.name
+        )
+        if slow:
             item.add_marker(pytest.mark.slow)

@@ -15,7 +15,7 @@ from app.errors import Refusal
 from engine import VARIANTS, EngineError
 from engine.game import GameState
 from interop.gnubg import gnubg_id, record_with_ids
-from storage import OVERALL, Game, Storage
+from storage import OVERALL, FinishedGame, Game, Storage
 from storage.models import DRAWN_KINDS
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,20 @@ def variant_name(variant: str) -> str:
         return "Overall"
     rules = VARIANTS.get(variant)
     return rules.name if rules is not None else variant
+
+
+def rating_changes(game: Game, state: GameState, finished: FinishedGame | None) -> str:
+    """'alice 1520? (+20), bob 1480? (-20)': the players' new ratings after a rated finish
+    ("?": still provisional, as everywhere ratings are shown); "" when nothing was rated."""
+    if finished is None:
+        return ""
+    changes = []
+    for seat, user in enumerate((game.player_x, game.player_o)):
+        change = finished.change_for(user, state.variant)
+        if change is not None:
+            rating = rating_text(change.after.rating, change.after.provisional)
+            changes.append(f"{state.players[seat]} {rating} ({change.delta:+.0f})")
+    return ", ".join(changes)
 
 
 def rating_text(rating: float, provisional: bool) -> str:

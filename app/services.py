@@ -1,8 +1,9 @@
 """What the use cases run on, opened once per process and closed with it: the database, the
-game table, and the worker pools that draw boards and run the computer players.
+game table, the worker pools that draw boards and run the computer players, and the use-case
+services built on them.
 
-Front ends (the Discord client, the demo, tests) open these through :func:`open_services`
-rather than each opening storage and pools itself.
+Front ends (the Discord client, tests) open these through :func:`open_services` and hand the
+services to their adapters, which never see the database themselves.
 """
 
 from __future__ import annotations
@@ -11,10 +12,17 @@ import logging
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai.pool import AIPool
-from app.config import Config
+from app.challenges import Challenges
+from app.computer import ComputerTurns
+from app.config import Config, Shards
+from app.league import League, Reminders
+from app.play import Play
+from app.reports import Reports
+from app.settings import Preferences, ServerSettings
 from app.table import GameTable
 from render.pool import RenderPool
 
@@ -43,6 +51,14 @@ class Services:
     table: GameTable
     render_pool: RenderPool
     ai_pool: AIPool
+    challenges: Challenges
+    play: Play
+    computer: ComputerTurns
+    league: League
+    reminders: Reminders
+    server_settings: ServerSettings
+    preferences: Preferences
+    reports: Reports
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -50,8 +66,11 @@ class Services:
         return await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=spacing)
 
     async def close(self) -> None:
-        """Stop the workers, then close the database (never raises for a pool's sake)."""
+        """Stop the computer's turns and every worker, then close the database (never raises
+        for a pool's sake)."""
+        await self.computer.close()
         try:
+            await self.reports.close()
             await self.ai_pool.close()
         finally:
             try:
@@ -60,10 +79,12 @@ class Services:
                 await self.db.close()
 
 
-async def open_services(config: Config) -> Services:
+async def open_services(config: Config, computer_user: Callable[[], int]) -> Services:
     """Open the database (migrations run here; on PostgreSQL, processes starting together
     apply them once), start the board-drawing workers (their picture caches built before the
-    first command) and the computer players' workers (never on the event loop)."""
+    first command) and the computer players' workers (never on the event loop), and build the
+    use cases on them. ``computer_user``: the computer's user id (the bot's own, known once it
+    is logged in)."""
     db = await open_storage(config.database_target)
     seed = config.dice_seed
     rng = random.Random(seed) if seed is not None else random.SystemRandom()
@@ -78,4 +99,33 @@ async def open_services(config: Config) -> Services:
         await render_pool.close()
         await db.close()
         raise
-    return Services(db, table, render_pool, ai_pool)
+    return build_services(db, table, render_pool, ai_pool, computer_user, config.shards)
+
+
+def build_services(
+    db: Storage,
+    table: GameTable,
+    render_pool: RenderPool,
+    ai_pool: AIPool,
+    computer_user: Callable[[], int],
+    shards: Shards | None,
+) -> Services:
+    """The use cases on an open database, table and pools."""
+
+    def clock() -> float:
+        return table.clock()  # read at each call: tests (and the bot) may replace it
+
+    return Services(
+        db=db,
+        table=table,
+        render_pool=render_pool,
+        ai_pool=ai_pool,
+        challenges=Challenges(db, table),
+        play=Play(db, table),
+        computer=ComputerTurns(table, ai_pool, computer_user, shards=lambda: shards),
+        league=League(db, table, clock),
+        reminders=Reminders(db, table, clock),
+        server_settings=ServerSettings(db),
+        preferences=Preferences(db, time.time),
+        reports=Reports(db, table, ai_pool),
+    )

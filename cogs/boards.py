@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
 from app.table import SHARED_VIEWER, Game, GameTable
-from cogs.looks import server_theme
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
 
@@ -61,9 +61,13 @@ def clip(text: str) -> str:
 class Boards:
     """Posts, edits and retires board messages (the Discord side of a game's presentation)."""
 
-    def __init__(self, client: discord.Client, table: GameTable) -> None:
+    def __init__(
+        self, client: discord.Client, table: GameTable, theme: Callable[[int], Awaitable[str]]
+    ) -> None:
         self.client = client
         self.table = table
+        #: The theme of the boards posted in a guild's channels (/settings theme).
+        self._theme = theme
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)
@@ -85,7 +89,7 @@ class Boards:
 
     async def theme(self, guild_id: int) -> str:
         """The theme of the boards posted in the guild's channels (/settings theme)."""
-        return await server_theme(self.table.db, guild_id)
+        return await self._theme(guild_id)
 
     async def post(
         self,

@@ -15,7 +15,7 @@ from discord.ext import commands
 
 import health
 from app.config import Config, Shards
-from app.services import Services, Storage, open_services
+from app.services import Services, open_services
 from cogs.boundary import ErrorBoundaryTree, tell_user
 
 log = logging.getLogger("backgammon")
@@ -49,7 +49,6 @@ def gateway_intents() -> discord.Intents:
 class BackgammonBot(commands.Bot):
     """The bot as one unsharded process (:class:`ShardedBackgammonBot` runs given shards)."""
 
-    db: Storage
     services: Services
 
     def __init__(self, config: Config) -> None:
@@ -163,11 +162,14 @@ class BackgammonBot(commands.Bot):
         if self.config.health_file is not None:
             self._health_task = asyncio.create_task(self._report_health())
 
+    def _computer_user_id(self) -> int:
+        assert self.user is not None, "the computer acts only once the bot is logged in"
+        return self.user.id
+
     async def open_resources(self) -> None:
         """Open the database, the game table and the worker pools before the extensions that
         use them load."""
-        self.services = await open_services(self.config)
-        self.db = self.services.db
+        self.services = await open_services(self.config, self._computer_user_id)
         self.table = self.services.table
         self.render_pool = self.services.render_pool
         self.ai_pool = self.services.ai_pool

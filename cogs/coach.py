@@ -15,10 +15,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ai.pool import AIPool
 from app.records import variant_name
 from app.reports import Reports, hint_lines, review_text
-from app.table import GameTable
+from app.services import Services
 from cogs.common import game_choices
 from cogs.options import GameNumber
 from engine import get_variant
@@ -50,9 +49,6 @@ class Coach(commands.Cog):
     def __init__(self, bot: commands.Bot, reports: Reports) -> None:
         self.bot = bot
         self.reports = reports
-
-    async def cog_unload(self) -> None:
-        await self.reports.close()
 
     async def _game_choices(
         self, interaction: discord.Interaction[Any], current: str
@@ -141,10 +137,7 @@ class Coach(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    table = getattr(bot, "table", None)
-    if not isinstance(table, GameTable):
-        raise RuntimeError("the bot must create its GameTable before loading cogs.coach")
-    pool = getattr(bot, "ai_pool", None)
-    if not isinstance(pool, AIPool):
-        raise RuntimeError("the bot must start its AIPool before loading cogs.coach")
-    await bot.add_cog(Coach(bot, Reports(table.db, table, pool)))
+    services = getattr(bot, "services", None)
+    if not isinstance(services, Services):
+        raise RuntimeError("the bot must open its services before loading cogs.coach")
+    await bot.add_cog(Coach(bot, services.reports))

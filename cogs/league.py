@@ -26,15 +26,11 @@ from app.league import (
     LeaderboardPage,
     Notice,
     PlayerStats,
-    Reminders,
     Shards,
 )
-from app.league import (
-    League as LeagueService,
-)
-from app.records import duration, game_outcome_for, rating_text, variant_name
-from app.settings import GuildSettings, ServerSettings
-from app.table import GameTable
+from app.records import duration, game_outcome_for, rating_changes, rating_text, variant_name
+from app.services import Services
+from app.settings import GuildSettings
 from cogs.boards import Boards
 from cogs.common import game_choices, guarded, mention, send_committed
 from cogs.looks import ServerTheme, known_theme, theme_label
@@ -154,19 +150,12 @@ class League(commands.Cog):
     #: Seconds between two sweeps for reminders and claimable games.
     SWEEP_SECONDS = 60.0
 
-    def __init__(
-        self,
-        bot: commands.Bot,
-        table: GameTable,
-        league: LeagueService,
-        reminders: Reminders,
-        settings: ServerSettings,
-    ) -> None:
+    def __init__(self, bot: commands.Bot, services: Services) -> None:
         self.bot = bot
-        self.table = table
-        self.league = league
-        self.reminders = reminders
-        self.server_settings = settings
+        self.table = services.table
+        self.league = services.league
+        self.reminders = services.reminders
+        self.server_settings = services.server_settings
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)
@@ -391,20 +380,12 @@ class League(commands.Cog):
         outcome = claim.outcome
         state = outcome.state
         lines = [header, f"**Game over.** {result_text(state, state.players)}"]
-        finished = outcome.finished
-        if finished is not None:
-            changes = []
-            for seat in (0, 1):
-                change = finished.change_for(GameTable.user_of(outcome.game, seat), state.variant)
-                if change is not None:
-                    changes.append(
-                        f"{state.players[seat]} {change.after.rating:.0f} ({change.delta:+.0f})"
-                    )
-            if changes:
-                lines.append("Ratings: " + ", ".join(changes))
+        changes = rating_changes(outcome.game, state, outcome.finished)
+        if changes:
+            lines.append(f"Ratings: {changes}")
         # Committed: answer Discord at once, then draw the final board and tidy the old one.
         await interaction.response.defer(thinking=True)
-        boards = Boards(self.bot, self.table)
+        boards = Boards(self.bot, self.table, self.server_settings.theme)
         theme = await self.server_settings.theme(outcome.game.guild_id)
         await interaction.followup.send(
             "\n".join(lines)[:1900],
@@ -513,13 +494,7 @@ class League(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    table = getattr(bot, "table", None)
-    if not isinstance(table, GameTable):
-        raise RuntimeError("the bot must create its GameTable before loading cogs.league")
-
-    def clock() -> float:
-        return table.clock()  # read at each call: tests (and the bot) may replace it
-
-    league = LeagueService(table.db, table, clock)
-    reminders = Reminders(table.db, table, clock)
-    await bot.add_cog(League(bot, table, league, reminders, ServerSettings(table.db)))
+    services = getattr(bot, "services", None)
+    if not isinstance(services, Services):
+        raise RuntimeError("the bot must open its services before loading cogs.league")
+    await bot.add_cog(League(bot, services))

@@ -8,15 +8,14 @@ stays the look of the boards everybody sees in its channels.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from app.services import Services
 from app.settings import PlayerPreferences, Preferences
-from app.table import GameTable
 from cogs.looks import PlayerTheme, known_theme, theme_label
 
 
@@ -77,7 +76,7 @@ class PreferencesCog(commands.Cog, name="Preferences"):
 
 
 async def setup(bot: commands.Bot) -> None:
-    table = getattr(bot, "table", None)
-    if not isinstance(table, GameTable):
-        raise RuntimeError("the bot must create its GameTable before loading cogs.preferences")
-    await bot.add_cog(PreferencesCog(bot, Preferences(table.db, time.time)))
+    services = getattr(bot, "services", None)
+    if not isinstance(services, Services):
+        raise RuntimeError("the bot must open its services before loading cogs.preferences")
+    await bot.add_cog(PreferencesCog(bot, services.preferences))

@@ -14,11 +14,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from ai.pool import AIPool
-from app.challenges import Challenges
-from app.computer import ComputerTurns
-from app.play import Play
-from app.table import GameTable
+from app.services import Services
 from cogs.games.buttons import ChallengeButton, GameButton
 from cogs.games.challenges import ChallengeCommands
 from cogs.games.info import InfoCommands
@@ -58,24 +54,8 @@ class Games(ChallengeCommands, PlayCommands, InfoCommands):
         return True
 
 
-def _computer_user(bot: commands.Bot) -> int:
-    assert bot.user is not None, "the computer acts only once the bot is logged in"
-    return bot.user.id
-
-
 async def setup(bot: commands.Bot) -> None:
-    table = getattr(bot, "table", None)
-    if not isinstance(table, GameTable):
-        raise RuntimeError("the bot must create its GameTable before loading cogs.games")
-    pool = getattr(bot, "ai_pool", None)
-    if not isinstance(pool, AIPool):
-        raise RuntimeError("the bot must start its AIPool before loading cogs.games")
-    computer = ComputerTurns(
-        table,
-        pool,
-        lambda: _computer_user(bot),
-        shards=lambda: getattr(bot, "owned_shards", None),
-    )
-    play = Play(table.db, table)
-    challenges = Challenges(table.db, table)
-    await bot.add_cog(Games(bot, table, play, challenges, computer))
+    services = getattr(bot, "services", None)
+    if not isinstance(services, Services):
+        raise RuntimeError("the bot must open its services before loading cogs.games")
+    await bot.add_cog(Games(bot, services))

@@ -17,9 +17,9 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from app.challenges import Challenges
-from app.computer import COMPUTER_SEAT, ComputerTurns, computer_to_act
-from app.play import Play
+from app.computer import COMPUTER_SEAT, computer_to_act
+from app.records import rating_changes
+from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
 from cogs.boards import Boards, actor_id, has_buttons
 from cogs.common import mention, send_committed
@@ -92,20 +92,9 @@ def same_turn(old: GameState, new: GameState) -> bool:
 def final_text(outcome: Outcome) -> str:
     state = outcome.state
     text = f"**Game over.** {result_text(state, state.players)}"
-    finished = outcome.finished
-    if finished is not None:
-        changes = []
-        for seat in (0, 1):
-            user = GameTable.user_of(outcome.game, seat)
-            change = finished.change_for(user, state.variant)
-            if change is not None:
-                delta = change.after.rating - change.before.rating
-                # "?": still provisional, as /leaderboard and /stats mark it.
-                mark = "?" if change.after.provisional else ""
-                rating = f"{change.after.rating:.0f}{mark}"
-                changes.append(f"{state.players[seat]} {rating} ({delta:+.0f})")
-        if changes:
-            text += "\nRatings: " + ", ".join(changes)
+    changes = rating_changes(outcome.game, state, outcome.finished)
+    if changes:
+        text += f"\nRatings: {changes}"
     if not outcome.game.rated:
         text += "\nNot rated" + (
             " (a game against the computer)." if outcome.game.against_computer else "."
@@ -141,27 +130,20 @@ def player_name(game: Game, state: GameState, user: discord.abc.User) -> str:
 class GamesBase(commands.Cog):
     """The services of the game commands and the presentation of their results."""
 
-    def __init__(
-        self,
-        bot: commands.Bot,
-        table: GameTable,
-        play: Play,
-        challenges: Challenges,
-        computer: ComputerTurns,
-    ) -> None:
+    def __init__(self, bot: commands.Bot, services: Services) -> None:
         self.bot = bot
-        self.table = table
-        self.play = play
-        self.challenges = challenges
-        self.boards = Boards(bot, table)
+        self.table = services.table
+        self.play = services.play
+        self.challenges = services.challenges
+        self.boards = Boards(bot, services.table, services.server_settings.theme)
         #: Channels whose latest board never reached Discord (an action was committed but its
         #: reply failed): the board is posted the next time anyone uses a game command there.
         #: The debt itself is in the database (``Game.board_owed_version``, written with the
         #: action), so boards owed when the bot stopped are posted when it starts again.
         self._owed_boards: set[int] = set()
-        self.computer = computer
-        computer.post = self.post_board
-        computer.indicate = self._typing
+        self.computer = services.computer
+        self.computer.post = self.post_board
+        self.computer.indicate = self._typing
 
     async def _typing(self, channel_id: int) -> None:
         """ "Bot is typing..." in the channel until cancelled (best effort)."""

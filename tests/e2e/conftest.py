@@ -25,4 +25,4 @@ async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[BackgammonBot]
 
 @pytest.fixture
 def table(fake: FakeDiscord, bot: BackgammonBot) -> Table:
-    return Table(fake, bot.db, fake.general, fake.add_user("alice"), fake.add_user("bob"))
+    return Table(fake, bot.services.db, fake.general, fake.add_user("alice"), fake.add_user("bob"))

@@ -220,7 +220,7 @@ async def test_open_challenge_accepted_by_a_third_member(
     assert "Accepted by carol" in msg.content
     # /games lists it with the players, the variant, whose turn and a link.
     other = fake.add_channel("second")
-    second = Table(fake, bot.db, other, table.alice, table.bob)
+    second = Table(fake, bot.services.db, other, table.alice, table.bob)
     await second.challenge("pin")
     listing = await reply_of(await fake.slash(carol, table.channel, "games"))
     assert listing.ephemeral and "2 games in progress" in listing.content
@@ -238,10 +238,10 @@ async def test_expired_challenge_is_edited(
     )
     msg = await handle.wait_original()
     assert [u.id for u in msg.pinged] == [table.bob.id]
-    challenge = await bot.db.get_open_challenge(table.channel.id, now=bot.table.clock())
+    challenge = await bot.services.db.get_open_challenge(table.channel.id, now=bot.table.clock())
     assert challenge is not None
     for _ in range(100):  # the message id is stored right after the post
-        fresh = await bot.db.get_challenge(challenge.id)
+        fresh = await bot.services.db.get_challenge(challenge.id)
         if fresh is not None and fresh.message_id is not None:
             break
         await asyncio.sleep(0.01)

@@ -22,7 +22,7 @@ async def test_replay_posts_an_animated_gif_with_a_frame_per_play(
     game = await table.game()
     assert game is not None
     await table.play_out()
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None
     state = GameState.from_json(finished.state_json)
 
@@ -58,11 +58,11 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
         )
     ).wait_initial(TIMEOUT)
     assert not started.ephemeral, started.content
-    game = await bot.db.get_active_game(thread.id)
+    game = await bot.services.db.get_active_game(thread.id)
     assert game is not None
     # Wait for the person's turn (the computer may have started).
     for _ in range(400):
-        game = await bot.db.get_game(game.id)
+        game = await bot.services.db.get_game(game.id)
         assert game is not None
         if GameState.from_json(game.state_json).mover == 0:
             break
@@ -82,7 +82,7 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
     spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
     assert spectator.ephemeral and "Only the players" in (spectator.content or "")
     await table.challenge("pin")
-    plain = await bot.db.get_active_game(table.channel.id)
+    plain = await bot.services.db.get_active_game(table.channel.id)
     assert plain is not None and plain.rated and not plain.hints
     mover = table.alice if GameState.from_json(plain.state_json).mover == 0 else table.bob
     refused = await (await fake.slash(mover, table.channel, "hint")).wait_initial(TIMEOUT)
@@ -100,7 +100,7 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     )
     posted = await handle.wait_initial(TIMEOUT)
     assert "hints allowed" in (posted.content or "")
-    table = Table(fake, bot.db, channel, alice, bob)
+    table = Table(fake, bot.services.db, channel, alice, bob)
     msg = await handle.wait_original()
     accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
     await (await fake.click(bob, msg, accept)).wait_initial(TIMEOUT)
@@ -115,7 +115,7 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     await table.act(mover, "resign")  # Dutch: conceded at once
     board = table.last_board
     assert board is not None and "Game over" in board.content and "Ratings" not in board.content
-    assert await bot.db.player_stats(fake.guild.id, alice.id) == []
+    assert await bot.services.db.player_stats(fake.guild.id, alice.id) == []
     del table
 
 
@@ -147,7 +147,7 @@ async def test_review_after_a_game_against_the_computer(
     # An active game is not reviewed.
     again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
     await again.wait_initial(TIMEOUT)
-    active = await bot.db.get_active_game(channel.id)
+    active = await bot.services.db.get_active_game(channel.id)
     assert active is not None
     early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
     assert early.ephemeral and "still being played" in (early.content or "")

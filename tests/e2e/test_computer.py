@@ -24,7 +24,7 @@ async def computer_moved(bot: BackgammonBot, game: Game) -> Game | None:
     """Wait until the computer's turn is committed; the game (None once it is over)."""
     end = time.monotonic() + COMPUTER_TURN_TIMEOUT
     while time.monotonic() < end:
-        fresh = await bot.db.get_game(game.id)
+        fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None
         if fresh.status != "active":
             return None
@@ -77,11 +77,11 @@ async def play_against_computer(
     # The computer's name has its level in brackets; its colour is not a second bracket.
     assert f"Computer ({level}), dark: " in started.content and ") (dark)" not in started.content
     assert started.message is not None and started.message.attachments
-    game = await bot.db.get_active_game(channel.id)
+    game = await bot.services.db.get_active_game(channel.id)
     assert game is not None and game.ai_level == level and not game.rated
     first = game
     for _ in range(max_turns):
-        fresh = await bot.db.get_game(first.id)
+        fresh = await bot.services.db.get_game(first.id)
         assert fresh is not None
         if fresh.status != "active":
             return fresh
@@ -103,7 +103,7 @@ async def challenge_computer(
         )
     ).wait_initial(TIMEOUT)
     assert not started.ephemeral
-    game = await bot.db.get_active_game(channel.id)
+    game = await bot.services.db.get_active_game(channel.id)
     assert game is not None
     return game
 
@@ -129,8 +129,8 @@ async def test_full_game_against_the_computer(
     assert posted and computer_plays
     assert fake.typing_count > typing_before  # "typing..." while it thought
     # Not rated; the record against the level counts it.
-    assert await bot.db.player_stats(fake.guild.id, human.id) == []
-    (record,) = await bot.db.computer_record(fake.guild.id, human.id)
+    assert await bot.services.db.player_stats(fake.guild.id, human.id) == []
+    (record,) = await bot.services.db.computer_record(fake.guild.id, human.id)
     assert record.level == "casual" and record.games == 1
     assert fake.errors == [] and fake.unknown_routes == []
 
@@ -149,11 +149,11 @@ async def test_several_games_against_the_computer_at_once(
             )
         ).wait_initial(TIMEOUT)
         assert not started.ephemeral, started.content
-        game = await bot.db.get_active_game(thread.id)
+        game = await bot.services.db.get_active_game(thread.id)
         assert game is not None
         turns = 0
         while turns < 4:
-            fresh = await bot.db.get_game(game.id)
+            fresh = await bot.services.db.get_game(game.id)
             assert fresh is not None
             if fresh.status != "active":
                 break
@@ -163,7 +163,7 @@ async def test_several_games_against_the_computer_at_once(
                 continue
             await human_turn(fake, thread, human, state)
             turns += 1
-        done = await bot.db.get_game(game.id)
+        done = await bot.services.db.get_game(game.id)
         assert done is not None
         return game.id, done.version
 
@@ -178,7 +178,7 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
     channel = fake.add_channel("cube")
     game = await challenge_computer(fake, bot, human, channel, "strong")
     for _ in range(200):
-        fresh = await bot.db.get_game(game.id)
+        fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
         state = GameState.from_json(fresh.state_json)
         if state.mover == 1:
@@ -194,7 +194,7 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
     answered = await computer_moved(bot, fresh)  # the double itself is one version
     if answered is not None:
         answered = await computer_moved(bot, answered)  # then the computer's answer
-    final = await bot.db.get_game(game.id)
+    final = await bot.services.db.get_game(game.id)
     assert final is not None
     after = GameState.from_json(final.state_json)
     lines = after.record[len(state.record) :]
@@ -221,7 +221,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
     channel = fake.add_channel("resign-to-the-computer")
     game = await challenge_computer(fake, bot, human, channel, "casual")
     for _ in range(20):  # a few turns each
-        fresh = await bot.db.get_game(game.id)
+        fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
         state = GameState.from_json(fresh.state_json)
         if state.mover == 1:
@@ -234,7 +234,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
     assert "offers to resign" in offered.content or offered.content == "", offered.content
     end = time.monotonic() + COMPUTER_TURN_TIMEOUT
     while time.monotonic() < end:
-        final = await bot.db.get_game(game.id)
+        final = await bot.services.db.get_game(game.id)
         assert final is not None
         if final.status != "active":
             break
@@ -267,7 +267,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     channel = fake.add_channel("resign-judged")
     game = await challenge_computer(fake, bot, human, channel, "casual")
     while True:  # until the person is to act (the computer may have the opening roll)
-        fresh = await bot.db.get_game(game.id)
+        fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
         state = GameState.from_json(fresh.state_json)
         if state.mover == 0:
@@ -280,7 +280,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
         "off 0/0 | -"
     )
     arranged = replace(state, board=board, turn=0, phase=ROLL, dice=None, cube=1, cube_owner=None)
-    fresh = await bot.db.commit_action(
+    fresh = await bot.services.db.commit_action(
         game.id, fresh.version, arranged.to_json(), [NewMove(None, "note", "arranged")], now=0.0
     )
 
@@ -288,7 +288,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
         """The game once the computer has answered the offer (the offer is one version)."""
         end = time.monotonic() + COMPUTER_TURN_TIMEOUT
         while time.monotonic() < end:
-            current = await bot.db.get_game(game.id)
+            current = await bot.services.db.get_game(game.id)
             assert current is not None
             now = GameState.from_json(current.state_json)
             if current.version > after + 1 and now.resign_offer is None:
@@ -327,6 +327,6 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     assert last.result is not None and last.result.points == 2
     assert "Computer (casual) accepts" in last.record[-3:]
     await eventually(lambda: bool(said("Computer (casual) accepts a gammon (2 points)")), "it")
-    (record,) = await bot.db.computer_record(fake.guild.id, human.id)
+    (record,) = await bot.services.db.computer_record(fake.guild.id, human.id)
     assert record.level == "casual" and record.games == 1
     assert fake.errors == []

@@ -49,7 +49,7 @@ async def test_record_as_mat_is_read_back_by_gnubg(
     game = await table.game()
     assert game is not None
     await table.play_out()
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     state = GameState.from_json(finished.state_json)
 

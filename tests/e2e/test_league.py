@@ -39,7 +39,7 @@ async def play_and_resign(
     variant: str,
 ) -> int:
     """A game in ``channel`` that ``loser`` resigns at once; returns its id."""
-    table = Table(fake, bot.db, channel, winner, loser)
+    table = Table(fake, bot.services.db, channel, winner, loser)
     await table.challenge(variant)
     game = await table.game()
     assert game is not None
@@ -95,7 +95,7 @@ async def test_leaderboard_ranks_the_winner_first(
     assert "3 games · 2-1" in embed["description"]  # alice overall: W-L
     assert re.search(r"· \d+ points?$", embed["description"].splitlines()[0])  # not "1 pts"
     assert "Page 1/1" in embed["footer"]["text"]
-    stored = await bot.db.leaderboard(fake.guild.id)
+    stored = await bot.services.db.leaderboard(fake.guild.id)
     assert [round(r.rating) for r in stored] == [r[2] for r in rows]
 
     classic = embed_of(
@@ -128,8 +128,8 @@ async def test_leaderboard_pages_with_buttons(fake: FakeDiscord, bot: Backgammon
     at = start + 400 * 3600
     draw = MatchResult(None, "draw", 0)
     games.append(ImportedGame(guild, 1, "blocking", players[0], players[22], draw, at, at + 60))
-    assert await bot.db.bulk_import_finished_games(games) == len(games)
-    expected = [row.user_id for row in await bot.db.leaderboard(guild, limit=100)]
+    assert await bot.services.db.bulk_import_finished_games(games) == len(games)
+    expected = [row.user_id for row in await bot.services.db.leaderboard(guild, limit=100)]
     assert sorted(expected) == players
 
     carol = fake.add_user("carol")
@@ -184,7 +184,7 @@ async def test_stats_embed_and_rating_chart(
     assert "2 games: 2 W · 0 L · 0 D" in fields["Overall"]
     assert "Streak: 2 wins · best 2 wins" in fields["Overall"]
     assert "Mother wins 0" in fields["The Pin Game (mother rule)"]
-    stats = await bot.db.get_player_stats(fake.guild.id, alice.id)
+    stats = await bot.services.db.get_player_stats(fake.guild.id, alice.id)
     assert stats is not None
     assert f"Points: {stats.points_won} won · 0 lost" in fields["Overall"]
     assert f"**{stats.rating:.0f}?**" in fields["Overall"]
@@ -229,7 +229,7 @@ async def test_history_and_record(fake: FakeDiscord, bot: BackgammonBot, table: 
     record = await answer(handle)
     assert [f.filename for f in record.files] == [f"game-{first}.txt"]
     body = record.files[0].data.decode("utf-8")
-    game = await bot.db.get_game(first)
+    game = await bot.services.db.get_game(first)
     assert game is not None
     state = GameState.from_json(game.state_json)
     assert "variant: dutch (Dutch Backgammon)" in body
@@ -260,10 +260,10 @@ async def test_record_of_an_imported_game_without_moves(
     fake: FakeDiscord, bot: BackgammonBot
 ) -> None:
     at = time.time() - 3600
-    await bot.db.bulk_import_finished_games(
+    await bot.services.db.bulk_import_finished_games(
         [ImportedGame(fake.guild.id, 5, "pin", 1, 2, MatchResult(2, "single", 7), at, at + 9)]
     )
-    game = (await bot.db.recent_games(fake.guild.id, limit=1))[0]
+    game = (await bot.services.db.recent_games(fake.guild.id, limit=1))[0]
     carol = fake.add_user("carol")
     record = await answer(await fake.slash(carol, fake.general, "record", game=game.id))
     body = record.files[0].data.decode("utf-8")
@@ -300,14 +300,14 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     assert not claimed.ephemeral and "claims the game on time" in content, content
     assert "Game over" in content and "(timeout)" in content and "Ratings:" in content
     assert claimed.files and claimed.files[0].data.startswith(b"\x89PNG")
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert (finished.result_kind, finished.winner_id) == ("timeout", waiting.id)
-    winner = await bot.db.get_player_stats(fake.guild.id, waiting.id, "classic")
-    loser = await bot.db.get_player_stats(fake.guild.id, idle.id)  # overall
+    winner = await bot.services.db.get_player_stats(fake.guild.id, waiting.id, "classic")
+    loser = await bot.services.db.get_player_stats(fake.guild.id, idle.id)  # overall
     assert winner is not None and winner.rating > glicko2.DEFAULT_RATING and winner.wins == 1
     assert loser is not None and loser.rating < glicko2.DEFAULT_RATING and loser.losses == 1
-    moves = await bot.db.game_moves(game.id)
+    moves = await bot.services.db.game_moves(game.id)
     assert any(m.kind == "claim" and m.actor_id == waiting.id for m in moves)
     again = await answer(await fake.slash(waiting, table.channel, "claim"))
     assert again.ephemeral and "no game" in (again.content or "")
@@ -326,7 +326,7 @@ async def test_claim_in_a_match_forfeits_the_match(
     bot.table.clock = later(80 * 3600)
     claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
     assert not claimed.ephemeral and "wins the match" in (claimed.content or "")
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.winner_id == waiting.id
     assert finished.result_kind == "timeout"
     seat = 0 if waiting.id == finished.player_x else 1
@@ -399,7 +399,7 @@ async def test_reminder_loop_runs_by_itself(
         table.channel, lambda m: "it is your turn" in m.content, TIMEOUT, after=mark
     )
     assert message.content.startswith(f"<@{idle.id}>")
-    refreshed = await bot.db.get_game(game.id)
+    refreshed = await bot.services.db.get_game(game.id)
     assert refreshed is not None and refreshed.reminded_at is not None
 
 
@@ -413,7 +413,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         await fake.slash(member, fake.general, "settings", reminder_hours=1, claim_hours=2)
     )
     assert refused.ephemeral and "Manage Server" in (refused.content or "")
-    defaults = await bot.db.get_guild_settings(fake.guild.id)
+    defaults = await bot.services.db.get_guild_settings(fake.guild.id)
     assert defaults.reminder_after_seconds == 24 * 3600
 
     admin = fake.add_user("admin", roles=[fake.add_role("admins", permissions=MANAGE_GUILD)])
@@ -435,12 +435,12 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "30 min",
         theme_label("default"),
     ]
-    now = await bot.db.get_guild_settings(fake.guild.id)
+    now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)
     assert now.challenge_expiry_seconds == 1800
 
     # The new claim time applies to /claim.
-    table = Table(fake, bot.db, fake.add_channel("games"), member, admin)
+    table = Table(fake, bot.services.db, fake.add_channel("games"), member, admin)
     await table.challenge("classic")
     game = await table.game()
     assert game is not None

@@ -31,7 +31,7 @@ async def test_a_resignation_out_of_turn_between_namesakes_replays(
 ) -> None:
     one = fake.add_user("sam_one", global_name="Sam")
     two = fake.add_user("sam_two", global_name="Sam")
-    table = Table(fake, bot.db, fake.add_channel("namesakes"), one, two)
+    table = Table(fake, bot.services.db, fake.add_channel("namesakes"), one, two)
     await table.challenge("blocking")
     for _ in range(3):
         await table.step()
@@ -42,7 +42,7 @@ async def test_a_resignation_out_of_turn_between_namesakes_replays(
     waiting = 1 - state.mover
     loser = players[game.player_x if waiting == 0 else game.player_o]
     await table.act(loser, "resign")  # while the other is to act
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id != loser.id
     final = GameState.from_json(finished.state_json)
@@ -58,7 +58,7 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
 ) -> None:
     one = fake.add_user("sam_a", global_name="Sam")
     two = fake.add_user("sam_b", global_name="Sam")
-    table = Table(fake, bot.db, fake.add_channel("namesakes-classic"), one, two)
+    table = Table(fake, bot.services.db, fake.add_channel("namesakes-classic"), one, two)
     await table.challenge("classic")
     for _ in range(4):
         await table.step()
@@ -69,7 +69,7 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
     offerer, answerer = users[1 - state.mover], users[state.mover]
     await table.act(offerer, "resign", level=2)  # a gammon, offered while the other is to act
     await table.press(answerer, "rsyes")
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == answerer.id and finished.points == 2
     # The channel names each of them as the record and the boards do.
@@ -106,17 +106,17 @@ async def test_a_player_named_like_the_computer_plays_it_and_replays(
         )
     ).wait_initial(TIMEOUT)
     assert not started.ephemeral, started.content
-    game = await bot.db.get_active_game(channel.id)
+    game = await bot.services.db.get_active_game(channel.id)
     assert game is not None
     state = GameState.from_json(game.state_json)
     assert state.players == ("Computer (casual)", "Computer (casual) (2)")
     resigned = await reply_of(await fake.slash(human, channel, "resign"))
     assert resigned.content == "Computer (casual) resigns.", resigned.content
-    finished = await bot.db.get_game(game.id)
+    finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == fake.bot_user.id
     final = GameState.from_json(finished.state_json)
     assert replay(final)[-1].seat == 0  # the person resigned, whoever was on turn
-    table = Table(fake, bot.db, channel, human, human)
+    table = Table(fake, bot.services.db, channel, human, human)
     await replayed(fake, table, game.id)
     assert fake.errors == []

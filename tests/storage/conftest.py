@@ -17,7 +17,7 @@ BACKENDS = ("sqlite", "postgresql")
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "bot.db"
+    return tmp_path / "bot.services.db"
 
 
 @pytest.fixture(params=BACKENDS)

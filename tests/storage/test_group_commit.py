@@ -151,7 +151,7 @@ WRITER = textwrap.dedent(
 def test_kill_9_loses_nothing_acknowledged(tmp_path: Path) -> None:
     """Concurrent writers in a process killed with SIGKILL mid-burst: every write it had
     acknowledged is in the file afterwards."""
-    path = tmp_path / "bot.db"
+    path = tmp_path / "bot.services.db"
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, cwd=ROOT, text=True
     )

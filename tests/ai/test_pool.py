@@ -26,28 +26,10 @@ from ai.pool import (
 )
 from ai.types import MatchContext
 from engine import Play, Roll, get_variant, legal_plays, parse_position
+from tests.processes import alive, wait_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIC = get_variant("classic")
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for its reaper counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
 
 
 def random_game(rules_id: str, seed: int, moves: int) -> list[ReviewDecision]:

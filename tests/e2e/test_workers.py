@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from app.services import RENDER_WORKERS
 from storage import Database
 from tests.fake_discord import FakeDiscord
+from tests.processes import wait_gone
 
 from .harness import BotProcess, Table
 
@@ -43,24 +43,6 @@ def cmdline(pid: int) -> str:
 def cpu_ticks(pid: int) -> int:
     fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])  # utime + stime
-
-
-def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = (Path("/proc") / str(pid) / "stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def helpers_of(process: BotProcess) -> list[int]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import alive, wait_gone
 from workers import (
     JobFailed,
     JobTimeout,
@@ -25,25 +26,6 @@ from workers import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for its reaper counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
 
 
 def add(a: int, b: int) -> int:

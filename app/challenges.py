@@ -170,13 +170,22 @@ class Challenges:
         return Opened(challenge, max(1, settings.challenge_expiry_seconds // 60))
 
     async def start_against_computer(
-        self, challenge: Challenge, names: tuple[str, str], level: str, show: Show
+        self,
+        challenge: Challenge,
+        names: tuple[str, str],
+        level: str,
+        show: Show,
+        *,
+        thread_id: int | None = None,
     ) -> Outcome:
-        """No accept step: the game starts at once (``show`` presents it under the lock)."""
+        """No accept step: the game starts at once (``show`` presents it under the lock), in
+        the thread ``thread_id`` if one was opened for it."""
         async with self.table.lock(challenge.channel_id):
             try:
                 # Marks the challenge accepted in the same transaction that creates the game.
-                outcome = await self.table.start(challenge, names, ai_level=level)
+                outcome = await self.table.start(
+                    challenge, names, ai_level=level, thread_id=thread_id
+                )
             except (ChannelBusyError, ConflictError):
                 # Withdrawn, so that it does not hold the channel until it expires.
                 await self.db.set_challenge_status(challenge.id, "cancelled")
@@ -231,15 +240,24 @@ class Challenges:
             await show()
 
     async def accept(
-        self, answering: Answering, user_id: int, names: tuple[str, str], show: Show
+        self,
+        answering: Answering,
+        user_id: int,
+        names: tuple[str, str],
+        show: Show,
+        *,
+        thread_id: int | None = None,
     ) -> Outcome:
-        """Start the game of an accepted challenge (challenger in the first seat); ``show``
-        presents it under the channel's lock."""
+        """Start the game of an accepted challenge (challenger in the first seat), in the
+        thread ``thread_id`` if one was opened for it; ``show`` presents it under the
+        channel's lock."""
         challenge = answering.challenge
         async with self.table.lock(challenge.channel_id):
             try:
                 # Marks the challenge accepted in the same transaction that creates the game.
-                outcome = await self.table.start(replace(challenge, opponent_id=user_id), names)
+                outcome = await self.table.start(
+                    replace(challenge, opponent_id=user_id), names, thread_id=thread_id
+                )
             except ChannelBusyError:
                 raise GameInProgress("A game is already running in this channel.") from None
             except ConflictError:

@@ -28,6 +28,10 @@ from storage import (
 )
 from storage.checks import MAX_ID
 
+#: A player who has not acted in a game for this long is away: their turn's board pings them
+#: (``/preferences pings: when away``, the default). An active game pings nobody.
+AWAY_AFTER_SECONDS = 120.0
+
 #: Runs under the channel's lock once the action is committed: shows it.
 Show = Callable[[Game, GameState, Outcome], Awaitable[None]]
 AbortResult = Literal["requested", "repeated", "aborted"]
@@ -245,6 +249,21 @@ class Play:
         prefs = await self.db.get_player_preferences(user_id)
         seat = GameTable.seat_of(game, user_id) if prefs.own_side else None
         return prefs, seat
+
+    async def should_ping(self, game: Game, user_id: int | None, *, just_acted: int = 0) -> bool:
+        """Whether the board that starts ``user_id``'s turn pings them: their
+        ``/preferences pings`` (always, never, or, by default, only when they have not acted
+        in this game for :data:`AWAY_AFTER_SECONDS`). Never the computer, never the user who
+        just acted (``just_acted``: e.g. who clicked Accept)."""
+        if user_id is None or user_id == just_acted:
+            return False
+        if game.against_computer and user_id == game.player_o:
+            return False
+        policy = (await self.db.get_player_preferences(user_id)).pings
+        if policy != "away":
+            return policy == "always"
+        last = await self.db.last_move_at(game.id, user_id)
+        return last is None or self.table.clock() - last >= AWAY_AFTER_SECONDS
 
     # --- typed plays -----------------------------------------------------------------------
 

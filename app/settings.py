@@ -25,6 +25,7 @@ from storage import GuildSettings, PlayerPreferences, Storage
 from storage.models import DEFAULT_BOARD_THEME
 
 __all__ = [
+    "PING_CHOICES",
     "SERVER_THEME",
     "THEME_ABOUT",
     "GuildSettings",
@@ -156,6 +157,7 @@ class ServerSettings:
         claim_hours: int | None = None,
         challenge_minutes: int | None = None,
         theme: str | None = None,
+        threads: bool | None = None,
     ) -> SettingsShown:
         """The settings (nothing to change), or the settings after the changes asked for.
 
@@ -165,7 +167,7 @@ class ServerSettings:
         if not may_manage:
             raise NotAServerManager()
         current = await self.db.get_guild_settings(guild_id)
-        asked = (reminder_hours, claim_hours, challenge_minutes, theme)
+        asked = (reminder_hours, claim_hours, challenge_minutes, theme, threads)
         if all(value is None for value in asked):
             return SettingsShown(current, changed=False)
         reminder = (
@@ -180,10 +182,19 @@ class ServerSettings:
             claim_after_seconds=claim,
             challenge_expiry_seconds=None if challenge_minutes is None else challenge_minutes * 60,
             board_theme=theme,
+            game_threads=threads,
         )
         forget_server_theme(self.db, guild_id)
         log.info("guild %s settings changed by %s: %s", new.guild_id, by, new)
         return SettingsShown(new, changed=True)
+
+
+#: /preferences pings: the choice's value -> its label.
+PING_CHOICES = {
+    "always": "always, when your turn starts",
+    "away": "when away: only if you have not acted in that game for two minutes",
+    "never": "never",
+}
 
 
 class Preferences:
@@ -201,7 +212,12 @@ class Preferences:
         return await self.db.get_player_preferences(user_id)
 
     async def save(
-        self, user_id: int, *, theme: str | None = None, own_side: bool | None = None
+        self,
+        user_id: int,
+        *,
+        theme: str | None = None,
+        own_side: bool | None = None,
+        pings: str | None = None,
     ) -> PlayerPreferences:
         """Change what is given; theme :data:`SERVER_THEME` forgets the player's own theme."""
         prefs = await self.db.set_player_preferences(
@@ -210,6 +226,7 @@ class Preferences:
             board_theme=None if theme in (None, SERVER_THEME) else theme,
             own_side=own_side,
             server_theme=theme == SERVER_THEME,
+            pings=pings,
         )
         log.info("preferences of %s changed: %s", user_id, prefs)
         return prefs

@@ -183,9 +183,15 @@ class GameTable:
         return state
 
     async def start(
-        self, challenge: Challenge, names: tuple[str, str], *, ai_level: str | None = None
+        self,
+        challenge: Challenge,
+        names: tuple[str, str],
+        *,
+        ai_level: str | None = None,
+        thread_id: int | None = None,
     ) -> Outcome:
-        """Create the game for an accepted challenge (challenger in the first seat).
+        """Create the game for an accepted challenge (challenger in the first seat); in the
+        thread ``thread_id`` opened for it, if given, else in the challenge's channel.
 
         With ``ai_level`` the opponent is the computer (the challenge's opponent is the bot
         itself): the game is not rated. A challenge with hints is not rated either.
@@ -202,7 +208,7 @@ class GameTable:
         state = self._progress(state, events)
         game = await self.db.create_game(
             challenge.guild_id,
-            challenge.channel_id,
+            challenge.channel_id if thread_id is None else thread_id,
             challenge.variant,
             challenge.challenger_id,
             challenge.opponent_id,
@@ -215,6 +221,7 @@ class GameTable:
             rated=ai_level is None and not challenge.hints,
             hints=challenge.hints or ai_level is not None,
             owe_board=True,  # paid when the first board is out (see Storage.list_owed_boards)
+            parent_channel_id=None if thread_id is None else challenge.channel_id,
         )
         outcome = Outcome(game, state, events)
         if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll

@@ -1,14 +1,18 @@
-"""How games appear in a channel: one live board message per game, edited in place while the
-same player keeps acting, a new one (and one ping) when the turn passes to the other player.
+"""How games appear in a channel: one board message per human turn, edited in place while
+the same player acts (a roll, a cube action, the computer's reply), a new one when the turn
+passes to the other player. Only the player to act is ever pinged, and only when they are away.
 
-A message whose buttons no longer apply is edited: buttons removed and a short status line
-added. Mentions are explicit on every message: only the player to act is ever pinged.
+Discord's global rate limit counts every REST call of the bot except interaction responses and
+their webhook. So a board is shown through the interaction that caused it wherever possible:
+the webhook of the interaction that posted a board can edit it for 15 minutes
+(:meth:`Boards.remember`), and only what no interaction can reach goes through the channel.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +28,17 @@ BOARD_FILE = "board.png"
 #: Discord's message length is 2000; keep room for a status line added later.
 MAX_CONTENT = 1800
 NO_PINGS = discord.AllowedMentions.none()
+#: An interaction's webhook works for 15 minutes; leave a margin for the edit in flight.
+HOOK_SECONDS = 14 * 60.0
+#: Edits a message through an interaction's webhook (keyword arguments of a message edit).
+Hook = Callable[..., Awaitable[Any]]
+
+
+def board_nonce(game_id: int, version: int) -> str:
+    """The nonce of the board of ``game_id`` at ``version``: posting it twice (a restart, a
+    second process) returns the first message instead of a second one (Discord keeps nonces
+    for a few minutes; at most 25 characters)."""
+    return f"bg{game_id}v{version}"[:25]
 
 
 def ping(user_id: int | None) -> discord.AllowedMentions:
@@ -68,6 +83,52 @@ class Boards:
         self.table = table
         #: The theme of the boards posted in a guild's channels (/settings theme).
         self._theme = theme
+        #: message id -> (an interaction webhook that can edit it, until when).
+        self._hooks: dict[int, tuple[Hook, float]] = {}
+
+    def remember(self, message_id: int, hook: Hook) -> None:
+        """``hook`` edits message ``message_id`` for free for the next minutes."""
+        now = time.monotonic()
+        if len(self._hooks) > 1000:  # forget the expired ones now and then
+            self._hooks = {k: v for k, v in self._hooks.items() if v[1] > now}
+        self._hooks[message_id] = (hook, now + HOOK_SECONDS)
+
+    def remember_followup(self, message_id: int, interaction: discord.Interaction[Any]) -> None:
+        """A message that ``interaction`` posted as a followup."""
+
+        async def hook(**kwargs: Any) -> Any:
+            return await interaction.followup.edit_message(message_id, **kwargs)
+
+        self.remember(message_id, hook)
+
+    def remember_original(self, message_id: int, interaction: discord.Interaction[Any]) -> None:
+        """The message of ``interaction``'s own response (a command's reply, or the message
+        whose component was clicked)."""
+        self.remember(message_id, interaction.edit_original_response)
+
+    async def edit_message(self, channel_id: int, message_id: int, **kwargs: Any) -> Any:
+        """Edit a message, through a remembered interaction webhook when one is still valid
+        (free), else through the channel (one rate-limited call). Raises on failure."""
+        entry = self._hooks.get(message_id)
+        if entry is not None and entry[1] > time.monotonic():
+            try:
+                return await entry[0](**kwargs)
+            except discord.HTTPException as exc:
+                log.info(
+                    "webhook edit of message %s failed (%s): editing directly", message_id, exc
+                )
+                self._hooks.pop(message_id, None)
+        return await self.channel(channel_id).get_partial_message(message_id).edit(**kwargs)
+
+    async def clear_buttons(self, channel_id: int, message_id: int | None) -> None:
+        """Remove a board's buttons (they no longer apply); its text and picture stay. Never
+        raises: a message deleted by a moderator needs no tidying."""
+        if message_id is None:
+            return
+        try:
+            await self.edit_message(channel_id, message_id, view=None)
+        except discord.HTTPException as exc:
+            log.info("could not clear the buttons of %s in %s: %s", message_id, channel_id, exc)
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)
@@ -101,15 +162,18 @@ class Boards:
         *,
         guild_id: int,
         elsewhere: bool = False,
+        nonce: str | None = None,
     ) -> discord.Message:
         """A new board message in the server's theme; ``pinged`` is the only user it may
         notify. ``elsewhere``: a game against the computer (its picture waits behind those of
-        games between people)."""
+        games between people). ``nonce``: see :func:`board_nonce`."""
         kwargs: dict[str, Any] = {
             "content": clip(content),
             "file": await self.file(state, theme=await self.theme(guild_id), elsewhere=elsewhere),
             "allowed_mentions": ping(pinged),
         }
+        if nonce is not None:
+            kwargs["nonce"] = nonce
         if view is not None:
             kwargs["view"] = view
         return await self.channel(channel_id).send(**kwargs)

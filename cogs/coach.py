@@ -7,7 +7,6 @@ and answers when the work is done.
 
 from __future__ import annotations
 
-import io
 import logging
 from typing import Any
 
@@ -15,32 +14,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from app.records import variant_name
 from app.reports import Reports, hint_lines, review_text
 from app.services import Services
 from cogs.common import game_choices
 from cogs.options import GameNumber
-from engine import get_variant
+from cogs.report_messages import replay_message, review_message, unit_note
 
-
-def unit_note(unit: str) -> str:
-    if unit == "pip":
-        return (
-            "Equity is in pips (the game scores the loser's pips); the equity lost per "
-            "decision is in pips too."
-        )
-    return (
-        "Equity is in points per unit of stake; the error rate is the average equity lost "
-        "per decision, in thousandths."
-    )
-
-
-__all__ = ["Coach", "hint_lines", "review_text", "setup"]
+__all__ = ["Coach", "hint_lines", "review_text", "setup", "unit_note"]
 
 log = logging.getLogger(__name__)
-
-REPLAY_FILE = "replay-{id}.gif"
-CHART_FILE = "chances-{id}.png"
 
 
 class Coach(commands.Cog):
@@ -70,13 +52,9 @@ class Coach(commands.Cog):
         job = await self.reports.replay_job(interaction.guild_id, game)
         await interaction.response.defer(thinking=True)
         gif = await self.reports.replay(job)
-        found = job.game
-        names = job.state.players
+        text, file = replay_message(job, gif)
         await interaction.followup.send(
-            f"Replay of game #{found.id}: {names[0]} vs {names[1]} "
-            f"({variant_name(found.variant)}), one frame per play.",
-            file=discord.File(io.BytesIO(gif), filename=REPLAY_FILE.format(id=found.id)),
-            allowed_mentions=discord.AllowedMentions.none(),
+            text, file=file, allowed_mentions=discord.AllowedMentions.none()
         )
 
     @replay.autocomplete("game")
@@ -109,24 +87,9 @@ class Coach(commands.Cog):
         job = await self.reports.review_job(interaction.guild_id, game)
         await interaction.response.defer(thinking=True)
         done = await self.reports.review(job)
-        found, names = done.game, done.names
-        unit = get_variant(found.variant).score_unit
-        embed = discord.Embed(
-            title=f"Review of game #{found.id}: {names[0]} vs {names[1]}",
-            description=f"{variant_name(found.variant)}. " + unit_note(unit),
-            colour=discord.Colour.dark_green(),
-        )
-        for seat in (0, 1):
-            embed.add_field(
-                name=names[seat][:250],
-                value=review_text(done.reviews[seat], unit)[:1024],
-                inline=False,
-            )
-        embed.set_image(url=f"attachment://{CHART_FILE.format(id=found.id)}")
+        embed, file = review_message(done)
         await interaction.followup.send(
-            embed=embed,
-            file=discord.File(io.BytesIO(done.chart), filename=CHART_FILE.format(id=found.id)),
-            allowed_mentions=discord.AllowedMentions.none(),
+            embed=embed, file=file, allowed_mentions=discord.AllowedMentions.none()
         )
 
     @review.autocomplete("game")

@@ -35,6 +35,7 @@ from cogs.boards import Boards
 from cogs.common import game_choices, guarded, mention, send_committed
 from cogs.looks import ServerTheme, known_theme, theme_label
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
+from cogs.report_messages import record_message
 from engine import VARIANTS
 from render.game_scene import plural, result_text
 
@@ -334,12 +335,9 @@ class League(commands.Cog):
         # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
         await interaction.response.defer(thinking=True)
         made = await self.league.record(request)
-        names = made.names
+        text, file = record_message(made)
         await interaction.followup.send(
-            f"Record of game #{made.game.id}: {names[0]} vs {names[1]} "
-            f"({variant_name(made.game.variant)}).",
-            file=discord.File(io.BytesIO(made.body), filename=made.filename),
-            allowed_mentions=discord.AllowedMentions.none(),
+            text, file=file, allowed_mentions=discord.AllowedMentions.none()
         )
 
     @record.autocomplete("game")
@@ -415,6 +413,13 @@ class League(commands.Cog):
             value=theme_label(known_theme(settings.board_theme)),
             inline=False,
         )
+        embed.add_field(
+            name="Games",
+            value="in a thread of their own, opened on the challenge"
+            if settings.game_threads
+            else "in the channel of the challenge",
+            inline=False,
+        )
         embed.set_footer(
             text="The theme is the look of every board the bot posts in this server; each "
             "player may pick their own for /board with /preferences."
@@ -422,13 +427,14 @@ class League(commands.Cog):
         return embed
 
     @app_commands.command(
-        name="settings", description="Show or change this server's timers and board theme"
+        name="settings", description="Show or change this server's timers, board theme and threads"
     )
     @app_commands.describe(
         reminder_hours="Remind the player to act after this many idle hours",
         claim_hours="Let the waiting player /claim after this many idle hours",
         challenge_minutes="Challenges expire after this many minutes",
         theme="The look of every board the bot posts in this server",
+        threads="Open a thread for each game (where the bot may create threads)",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -439,6 +445,7 @@ class League(commands.Cog):
         claim_hours: Hours | None = None,
         challenge_minutes: ChallengeMinutes | None = None,
         theme: ServerTheme | None = None,
+        threads: bool | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override
@@ -451,6 +458,7 @@ class League(commands.Cog):
             claim_hours=claim_hours,
             challenge_minutes=challenge_minutes,
             theme=theme,
+            threads=threads,
         )
         title = "Settings updated" if shown.changed else "Settings of this server"
         await interaction.response.send_message(

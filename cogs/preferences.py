@@ -15,7 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.services import Services
-from app.settings import PlayerPreferences, Preferences
+from app.settings import PING_CHOICES, PlayerPreferences, Preferences
 from cogs.looks import PlayerTheme, known_theme, theme_label
 
 
@@ -34,9 +34,10 @@ def preferences_embed(prefs: PlayerPreferences, server: str | None, title: str) 
         else "the side the channel's board is drawn from (the challenger's)"
     )
     embed.add_field(name="Board seen from", value=side, inline=False)
+    embed.add_field(name="Pings", value=PING_CHOICES[prefs.pings], inline=False)
     embed.set_footer(
-        text="They apply to /board, which only you see, in every server. Boards posted in a "
-        "channel use the server's theme (/settings)."
+        text="Theme and side apply to /board, which only you see, in every server. Boards "
+        "posted in a channel use the server's theme (/settings). Pings: when your turn starts."
     )
     return embed
 
@@ -49,27 +50,39 @@ class PreferencesCog(commands.Cog, name="Preferences"):
         self.service = preferences
 
     @app_commands.command(
-        name="preferences", description="Your board theme and side for /board (only you see)"
+        name="preferences",
+        description="Your board theme and side for /board, and when you are pinged",
     )
     @app_commands.describe(
         theme="The theme of boards shown only to you (server: each server's theme)",
         own_side="See the board from your own side in games you play (else: as in the channel)",
+        pings="When your turn starts: always, when away (not acted for 2 minutes), or never",
+    )
+    @app_commands.choices(
+        pings=[
+            app_commands.Choice(name="always", value="always"),
+            app_commands.Choice(name="when away", value="away"),
+            app_commands.Choice(name="never", value="never"),
+        ]
     )
     async def preferences(
         self,
         interaction: discord.Interaction[Any],
         theme: PlayerTheme | None = None,
         own_side: bool | None = None,
+        pings: app_commands.Choice[str] | None = None,
     ) -> None:
         user = interaction.user.id
         server = await self.service.server_theme(interaction.guild_id)
-        if theme is None and own_side is None:
+        if theme is None and own_side is None and pings is None:
             prefs = await self.service.get(user)
             await interaction.response.send_message(
                 embed=preferences_embed(prefs, server, "Your preferences"), ephemeral=True
             )
             return
-        prefs = await self.service.save(user, theme=theme, own_side=own_side)
+        prefs = await self.service.save(
+            user, theme=theme, own_side=own_side, pings=None if pings is None else pings.value
+        )
         await interaction.response.send_message(
             embed=preferences_embed(prefs, server, "Preferences saved"), ephemeral=True
         )

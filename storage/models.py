@@ -64,6 +64,12 @@ class GuildSettings:
     claim_after_seconds: int = DEFAULT_CLAIM_AFTER_SECONDS
     challenge_expiry_seconds: int = DEFAULT_CHALLENGE_EXPIRY_SECONDS
     board_theme: str = DEFAULT_BOARD_THEME
+    #: Accepting a challenge opens a thread for the game (where the bot may create one).
+    game_threads: bool = True
+
+
+#: When a player is pinged as their turn starts (``PlayerPreferences.pings``).
+PING_POLICIES = ("always", "away", "never")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +82,9 @@ class PlayerPreferences:
     #: True: private boards are drawn from the player's own side of the table (else, like the
     #: channel's board, from the side of the player to act).
     own_side: bool = False
+    #: "always", "away" (only when they have not acted in that game for two minutes) or
+    #: "never".
+    pings: str = "away"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +140,14 @@ class Game:
     #: The version whose board the channel is still owed (committed, board not yet out);
     #: None when the channel shows the game as it is.
     board_owed_version: int | None = None
+    #: The channel whose challenge opened this game's thread (``channel_id`` is the thread);
+    #: None when the game is played in the channel itself.
+    parent_channel_id: int | None = None
+
+    @property
+    def home_channel_id(self) -> int:
+        """The channel the game was challenged in (where its result card goes)."""
+        return self.channel_id if self.parent_channel_id is None else self.parent_channel_id
 
     @property
     def against_computer(self) -> bool:

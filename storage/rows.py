@@ -28,7 +28,8 @@ class Row(Protocol):
 GAME_COLUMNS = (
     "id, guild_id, channel_id, variant, player_x, player_o, match_length, status, state_json, "
     "version, board_message_id, created_at, last_action_at, reminded_at, finished_at, "
-    "winner_id, result_kind, points, score_x, score_o, ai_level, rated, hints, board_owed_version"
+    "winner_id, result_kind, points, score_x, score_o, ai_level, rated, hints, board_owed_version, "
+    "parent_channel_id"
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, challenger_id, opponent_id, variant, match_length, message_id, "
@@ -87,6 +88,7 @@ def game_from_row(row: Row) -> Game:
         rated=bool(row["rated"]),
         hints=bool(row["hints"]),
         board_owed_version=row["board_owed_version"],
+        parent_channel_id=row["parent_channel_id"],
     )
 
 

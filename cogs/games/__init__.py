@@ -15,25 +15,42 @@ import discord
 from discord.ext import commands
 
 from app.services import Services
-from cogs.games.buttons import ChallengeButton, GameButton
+from cogs.games.buttons import (
+    BuilderButton,
+    BuilderSelect,
+    ChallengeButton,
+    ConfirmButton,
+    GameButton,
+    ResultButton,
+)
 from cogs.games.challenges import ChallengeCommands
 from cogs.games.info import InfoCommands
 from cogs.games.play import PlayCommands
 
 log = logging.getLogger(__name__)
 
+#: Every persistent component of games (their state is in their custom_id).
+DYNAMIC_ITEMS = (
+    GameButton,
+    ChallengeButton,
+    ResultButton,
+    ConfirmButton,
+    BuilderButton,
+    BuilderSelect,
+)
+
 
 class Games(ChallengeCommands, PlayCommands, InfoCommands):
     """Challenges and games."""
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(GameButton, ChallengeButton)
+        self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.expire_challenges.start()
 
     async def cog_unload(self) -> None:
         self.expire_challenges.cancel()
         await self.computer.close()
-        self.bot.remove_dynamic_items(GameButton, ChallengeButton)
+        self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:

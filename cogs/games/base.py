@@ -1,9 +1,12 @@
 """What the game commands share: the services they call and how a game is shown in its
-channel (one live board message per game; see :class:`cogs.boards.Boards`).
+channel (one board message per human turn; see :class:`cogs.boards.Boards`).
 
 Every handler that can take a while (rendering, long Express chains) acknowledges the
 interaction first: a click updates its message later, a command "thinks" privately, so a
-refusal stays private and the public board is a message of its own.
+refusal stays private. The board is then shown through the interaction itself (its response
+and webhook, which Discord's global rate limit does not count): a new board as a follow-up,
+a board edited in place through the webhook that posted it. Against the computer, a person's
+action is shown with the computer's whole reply, on one board.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -21,7 +25,7 @@ from app.computer import COMPUTER_SEAT, computer_to_act
 from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
-from cogs.boards import Boards, actor_id, has_buttons
+from cogs.boards import NO_PINGS, Boards, actor_id, board_nonce, clip, has_buttons, ping
 from cogs.common import mention, send_committed
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from render.game_scene import chain_text, plural, result_text, roll_text
@@ -31,17 +35,25 @@ log = logging.getLogger(__name__)
 
 def board_view(game: Game, state: GameState) -> discord.ui.View | None:
     """The buttons under a board (None: nothing to press; the computer's would be refused)."""
-    from cogs.games.buttons import GameButton  # the buttons call back into the cog
+    from cogs.games.buttons import GameButton, ResultButton  # they call back into the cog
 
-    if not has_buttons(state) or computer_to_act(game, state):
+    view = discord.ui.View(timeout=None)
+    if state.is_over:
+        for action in ("rematch", "review", "replay", "record"):
+            view.add_item(ResultButton(action, game.id))
+        return view
+    if computer_to_act(game, state):
         return None
     if state.resign_offer is not None:
         actions = ["rsyes", "rsno"]
     elif state.phase == ROLL:
+        if not has_buttons(state):
+            return None
         actions = ["roll", "double"] if state.can_double(state.turn) else ["roll"]
-    else:
+    elif state.phase == DOUBLE:
         actions = ["take", "pass"]
-    view = discord.ui.View(timeout=None)
+    else:
+        actions = ["play"]
     for action in actions:
         view.add_item(GameButton(action, game.id, game.version))
     return view
@@ -72,9 +84,15 @@ def prompt(game: Game, state: GameState) -> str:
         value, copies = state.chain.pending[0]
         later = ", ".join(chain_text(v, k) for v, k in state.chain.pending[1:])
         then = f" (then {later})" if later else ""
-        return f"{who}, your turn in the chain: play {chain_text(value, copies)}{then} with /move."
+        return (
+            f"{who}, your turn in the chain: play {chain_text(value, copies)}{then} with the "
+            "Play button or /move."
+        )
     assert state.dice is not None
-    return f"{who}, you rolled {roll_text(state.dice.high, state.dice.low)}: play with /move."
+    return (
+        f"{who}, you rolled {roll_text(state.dice.high, state.dice.low)}: play with the Play "
+        "button or /move."
+    )
 
 
 def same_turn(old: GameState, new: GameState) -> bool:
@@ -87,6 +105,17 @@ def same_turn(old: GameState, new: GameState) -> bool:
         and old.chain.roller == new.chain.roller
         and old.chain.controller == new.chain.controller
     )
+
+
+def status_line(state: GameState) -> str:
+    """Pips, score and cube under a board (what the picture shows, for screen readers too)."""
+    names = state.players
+    parts = [f"Pips: {names[0]} {state.pips(0)}, {names[1]} {state.pips(1)}"]
+    if state.match_length > 1:
+        parts.append(f"score {state.score[0]}-{state.score[1]} (match to {state.match_length})")
+    if state.rules.has_cube and state.cube > 1:
+        parts.append(f"cube at {state.cube}")
+    return "-# " + " · ".join(parts)
 
 
 def final_text(outcome: Outcome) -> str:
@@ -135,18 +164,26 @@ class GamesBase(commands.Cog):
         self.table = services.table
         self.play = services.play
         self.challenges = services.challenges
+        self.server_settings = services.server_settings
+        self.reports = services.reports
+        self.league = services.league
         self.boards = Boards(bot, services.table, services.server_settings.theme)
         #: Channels whose latest board never reached Discord (an action was committed but its
         #: reply failed): the board is posted the next time anyone uses a game command there.
         #: The debt itself is in the database (``Game.board_owed_version``, written with the
         #: action), so boards owed when the bot stopped are posted when it starts again.
         self._owed_boards: set[int] = set()
+        #: game id -> a person's action waiting to be shown with the computer's reply.
+        self._waiting: dict[int, Waiting] = {}
         self.computer = services.computer
         self.computer.post = self.post_board
         self.computer.indicate = self._typing
 
     async def _typing(self, channel_id: int) -> None:
-        """ "Bot is typing..." in the channel until cancelled (best effort)."""
+        """ "Bot is typing..." in the channel until cancelled (best effort). Not while a
+        person's command waits for the reply: its own "thinking" says so, for free."""
+        if any(w.channel_id == channel_id for w in self._waiting.values()):
+            return
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
@@ -178,8 +215,11 @@ class GamesBase(commands.Cog):
                 continue
             if computer_to_act(game, state) or self.computer.busy(game.id):
                 continue
-            if await self._post_owed(game.channel_id, game.id):
-                posted += 1
+            try:
+                if await self._post_owed(game.channel_id, game.id):
+                    posted += 1
+            except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+                log.warning("could not post the owed board of game %s: %s", game.id, exc)
         return posted
 
     def _shard_has(self, game: Game) -> bool:
@@ -187,26 +227,30 @@ class GamesBase(commands.Cog):
 
     async def _post_owed(self, channel_id: int, game_id: int | None) -> bool:
         """Post the board the channel is owed (of ``game_id``, or of its active game) unless
-        it was paid meanwhile; True if a board was posted. Raises on Discord failures."""
+        it was paid meanwhile; True if a board was posted. Raises on Discord failures.
+
+        Posted with the nonce of the game's version: if the board did reach the channel (the
+        bot stopped before writing that down), Discord returns that message, not a second."""
         async with self.table.lock(channel_id):
             game = await self.play.owed_board(channel_id, game_id)
             if game is None:
                 return False
             state = self.table.state_of(game)
-            if game.board_message_id is not None:  # its buttons (if any) belong to the past
-                await self.boards.retire(channel_id, game.board_message_id, "*Next board below.*")
             last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
             played = describe_play(state, state.last) if state.last is not None else ""
-            lines = ["*The latest board, which had not reached the channel:*", played, last]
+            lines = [played, status_line(state), last]
             posted = await self.boards.post(
-                channel_id,
+                game.channel_id,
                 state,
                 "\n".join(line for line in lines if line),
                 board_view(game, state),
                 actor_id(game, state),
                 elsewhere=game.against_computer,
                 guild_id=game.guild_id,
+                nonce=board_nonce(game.id, game.version),
             )
+            if game.board_message_id is not None and game.board_message_id != posted.id:
+                await self.boards.clear_buttons(game.channel_id, game.board_message_id)
             await self.play.board_posted(game, posted.id)
             self._owed_boards.discard(channel_id)
             return True
@@ -229,34 +273,81 @@ class GamesBase(commands.Cog):
             self.computer.schedule(outcome.game)
 
     async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
-        """Post the next board without an interaction (the computer's turns)."""
-        try:
-            async with self.table.lock(game.channel_id):
-                # The previous board has no buttons to retire: it showed the computer's turn.
-                state = outcome.state
-                last = (
-                    final_text(outcome)
-                    if outcome.finished is not None
-                    else prompt(outcome.game, state)
-                )
-                lines = [line for line in (header, *outcome.events, last) if line]
-                posted = await self.boards.post(
-                    game.channel_id,
-                    state,
-                    "\n".join(lines),
-                    board_view(outcome.game, state),
-                    actor_id(outcome.game, state),
-                    elsewhere=outcome.game.against_computer,
-                    guild_id=game.guild_id,
-                )
-                await self.play.board_posted(outcome.game, posted.id)
-        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
-            # The move is committed: the channel is owed its board (posted at the next command).
-            log.warning("could not post the board of game %s: %s", game.id, exc)
-            self._owed_boards.add(game.channel_id)
-        else:
-            self._owed_boards.discard(game.channel_id)
+        """Show the computer's reply: with the person's action that it answers when that
+        interaction waits for it (one board, posted for free), else on the game's board."""
+        async with self.table.lock(game.channel_id):
+            waiting = self._waiting.pop(game.id, None)
+            lines = [line for line in (header, *outcome.events) if line]
+            try:
+                if waiting is not None:
+                    try:
+                        await self.show(
+                            waiting.interaction,
+                            waiting.before,
+                            waiting.old,
+                            outcome,
+                            [*waiting.lines, *lines],
+                            new=waiting.new,
+                        )
+                        self._owed_boards.discard(game.channel_id)
+                        return
+                    except discord.HTTPException as exc:
+                        # The interaction has expired or was refused: post it the usual way.
+                        log.info("reply to interaction %s failed: %s", waiting.interaction.id, exc)
+                        lines = [*waiting.lines, *lines]
+                await self._show_in_channel(outcome, lines)
+            except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+                # The move is committed: the channel is owed its board (posted at the next command).
+                log.warning("could not post the board of game %s: %s", game.id, exc)
+                self._owed_boards.add(game.channel_id)
+            else:
+                self._owed_boards.discard(game.channel_id)
         self.after_action(outcome)
+
+    async def _show_in_channel(self, outcome: Outcome, lines: list[str]) -> None:
+        """The computer's reply without an interaction (a resumed turn, the game's start):
+        the board of the turn edited in place, or a new one when there is none."""
+        state, game = outcome.state, outcome.game
+        content = board_text(outcome, lines)
+        view = board_view(game, state)
+        file = await self.boards.file(
+            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
+        )
+        if game.board_message_id is not None:
+            try:
+                await self.boards.edit_message(
+                    game.channel_id,
+                    game.board_message_id,
+                    content=clip(content),
+                    attachments=[file],
+                    view=view,
+                    allowed_mentions=NO_PINGS,
+                )
+            except discord.NotFound:
+                pass  # deleted meanwhile: a new board below
+            else:
+                await self.play.board_shown(game)
+                await self._result_card(outcome)
+                return
+        pinged = actor_id(game, state)
+        if not await self.play.should_ping(game, pinged):
+            pinged = None
+        posted = await self.boards.post(
+            game.channel_id,
+            state,
+            content,
+            view,
+            pinged,
+            elsewhere=game.against_computer,
+            guild_id=game.guild_id,
+            nonce=board_nonce(game.id, game.version),
+        )
+        await self.play.board_posted(game, posted.id)
+        await self._result_card(outcome)
+
+    async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        """A result card's Rematch (the challenge commands implement it)."""
+        raise NotImplementedError
 
     # --- answering interactions --------------------------------------------------------------
 
@@ -292,7 +383,8 @@ class GamesBase(commands.Cog):
 
     @staticmethod
     async def confirm(interaction: discord.Interaction[Any], text: str) -> None:
-        """Close a command's private "thinking" with a short note (a click needs none)."""
+        """Close a command's private "thinking" with a short note, or remove it (a click on a
+        board needs none)."""
         if interaction.type == discord.InteractionType.component:
             return
         try:
@@ -303,19 +395,6 @@ class GamesBase(commands.Cog):
         except discord.HTTPException:
             log.info("could not close interaction %s", interaction.id)
 
-    async def _board_message(
-        self, interaction: discord.Interaction[Any], game: Game
-    ) -> discord.Message | None:
-        if game.board_message_id is None:
-            return None
-        msg = interaction.message
-        if msg is not None and msg.id == game.board_message_id:
-            return msg
-        try:
-            return await self.boards.channel(game.channel_id).fetch_message(game.board_message_id)
-        except discord.HTTPException:
-            return None
-
     async def present(
         self,
         interaction: discord.Interaction[Any],
@@ -325,60 +404,183 @@ class GamesBase(commands.Cog):
         header: str,
         kind: str,
     ) -> None:
-        """Show an accepted action: a new board when the turn passes (one ping, for the player
-        to act), else the waiting board redrawn in place; then close the interaction."""
+        """Show an accepted action: a new board when the turn passes to the other player,
+        else the board of the turn redrawn in place. When the computer answers next, the
+        action is shown with its reply (one board), so the interaction waits for it."""
         state, game = outcome.state, outcome.game
-        channel_id = game.channel_id
         lines = [line for line in (header, *outcome.events) if line]
-        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
-        actor = actor_id(game, state)
-        view = board_view(game, state)
-        new_board = (kind in ("play", "start") and not same_turn(old, state)) or (
+        new = (kind in ("play", "start") and not same_turn(old, state)) or (
             state.game_number != old.game_number
         )
-        message = None if new_board else await self._board_message(interaction, before)
-        if message is not None:
-            kept = message.content.split("\n")
-            if has_buttons(old) or not old.is_over:
-                kept = kept[:-1]  # the old prompt goes; what happened this turn stays
-            content = "\n".join([*kept[-6:], *lines, last])
+        if outcome.finished is None and computer_to_act(game, state):
+            self._waiting[game.id] = Waiting(interaction, before, old, lines, new)
+            return
+        await self.show(interaction, before, old, outcome, lines, new=new)
+
+    async def show(
+        self,
+        interaction: discord.Interaction[Any],
+        before: Game,
+        old: GameState,
+        outcome: Outcome,
+        lines: list[str],
+        *,
+        new: bool,
+    ) -> None:
+        """Show ``outcome`` through ``interaction`` (its response and webhook: free of the
+        global rate limit) where it can reach, then close the interaction."""
+        state, game = outcome.state, outcome.game
+        content = board_text(outcome, lines)
+        view = board_view(game, state)
+        actor = actor_id(game, state)
+        turn_starts = (
+            new
+            or actor != actor_id(before, old)
+            or (state.resign_offer is not None and old.resign_offer is None)
+        )
+        pinged = actor if turn_starts else None
+        if not await self.play.should_ping(game, pinged, just_acted=interaction.user.id):
+            pinged = None
+        file = await self.boards.file(
+            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
+        )
+        on_board = _clicked_on(interaction, before.board_message_id)
+        board_id = before.board_message_id
+        if not new and board_id is not None:
+            kwargs: dict[str, Any] = {
+                "content": clip(content),
+                "attachments": [file],
+                "view": view,
+                "allowed_mentions": NO_PINGS,
+            }
             try:
-                edited = await self.boards.edit(
-                    message,
-                    state,
-                    content,
-                    view,
-                    elsewhere=game.against_computer,
-                    guild_id=game.guild_id,
-                )
-            except discord.HTTPException as exc:
-                log.info("board %s of game %s not editable: %s", message.id, game.id, exc)
+                if on_board:
+                    await interaction.edit_original_response(**kwargs)
+                    self.boards.remember_original(board_id, interaction)
+                else:
+                    await self.boards.edit_message(game.channel_id, board_id, **kwargs)
+            except discord.NotFound:
+                new = True  # the board was deleted: a new one below
             else:
                 await self.play.board_shown(game)
-                if outcome.finished is not None:
-                    await self.boards.send_text(channel_id, "\n".join([*lines, last]), None)
-                elif actor is not None and (
-                    actor != actor_id(before, old)
-                    or (state.resign_offer is not None and old.resign_offer is None)
-                ):
-                    # The link names the guild itself: a message edited through a partial
-                    # channel has none, and its jump_url would point at direct messages.
-                    link = message_link(game.guild_id, channel_id, edited.id)
-                    await self.boards.send_text(
-                        channel_id, "\n".join([*lines, f"{last} ({link})"]), actor
+                if pinged is not None:
+                    await self._turn_notice(
+                        interaction, game, board_id, pinged, prompt(game, state)
                     )
-                await self.confirm(interaction, f"{lines[0] if lines else 'Done.'}")
-                return
-        if before.board_message_id is not None and has_buttons(old):
-            await self.boards.retire(channel_id, before.board_message_id, "*Next board below.*")
-        posted = await self.boards.post(
-            channel_id,
-            state,
-            "\n".join([*lines, last]),
-            view,
-            actor,
-            elsewhere=game.against_computer,
-            guild_id=game.guild_id,
-        )
-        await self.play.board_posted(game, posted.id)
+        if new or board_id is None:
+            message = await self._new_board(interaction, game, content, file, view, pinged)
+            await self.play.board_posted(game, message.id)
+            if board_id is not None and board_id != message.id and board_view(before, old):
+                # The new board has the live buttons; the old one's no longer apply.
+                if on_board:
+                    try:
+                        await interaction.edit_original_response(view=None)
+                    except discord.HTTPException:
+                        log.info("could not clear the buttons of board %s", board_id)
+                else:
+                    await self.boards.clear_buttons(game.channel_id, board_id)
+        await self._result_card(outcome)
+        if not new:  # a new board closed the command's "thinking" already
+            await self.confirm(interaction, lines[0] if lines else "Done.")
+
+    async def _new_board(
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game,
+        content: str,
+        file: discord.File,
+        view: discord.ui.View | None,
+        pinged: int | None,
+    ) -> discord.Message:
+        """A new board message: the interaction's follow-up when it was used in the game's
+        channel (free), else a channel message."""
+        kwargs: dict[str, Any] = {
+            "content": clip(content),
+            "file": file,
+            "allowed_mentions": ping(pinged),
+        }
+        if view is not None:
+            kwargs["view"] = view
+        # The command's private "thinking" goes first: a follow-up would otherwise fill it
+        # (and be private too).
         await self.confirm(interaction, "")
+        if interaction.channel_id == game.channel_id:
+            message: discord.Message = await interaction.followup.send(wait=True, **kwargs)
+            self.boards.remember_followup(message.id, interaction)
+            return message
+        return await self.boards.channel(game.channel_id).send(
+            nonce=board_nonce(game.id, game.version), **kwargs
+        )
+
+    async def _turn_notice(
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game,
+        board_id: int,
+        pinged: int,
+        text: str,
+    ) -> None:
+        """The ping of a player whose decision a board edited in place now waits for (an
+        offer to resign, a double), when they are away: edits never notify."""
+        link = message_link(game.guild_id, game.channel_id, board_id)
+        content = clip(f"{text} ({link})")
+        try:
+            if interaction.channel_id == game.channel_id:
+                await interaction.followup.send(content, allowed_mentions=ping(pinged))
+            else:
+                await self.boards.send_text(game.channel_id, content, pinged)
+        except discord.HTTPException as exc:
+            log.info("could not post the turn notice of game %s: %s", game.id, exc)
+
+    async def _result_card(self, outcome: Outcome) -> None:
+        """When a game played in a thread ends, its result card in the channel it came from
+        (the thread's last board is the card there)."""
+        game = outcome.game
+        if outcome.finished is None or game.parent_channel_id is None:
+            return
+        state = outcome.state
+        link = f"<#{game.channel_id}>"
+        content = f"{final_text(outcome)}\nPlayed in {link}."
+        try:
+            view = board_view(game, state)
+            assert view is not None  # a finished game's card has its buttons
+            await self.boards.channel(game.parent_channel_id).send(
+                clip(content), view=view, allowed_mentions=NO_PINGS, nonce=f"bgr{game.id}"[:25]
+            )
+        except discord.HTTPException as exc:
+            log.info("could not post the result card of game %s: %s", game.id, exc)
+
+
+@dataclass
+class Waiting:
+    """A person's accepted action, shown with the computer's reply that follows it."""
+
+    interaction: discord.Interaction[Any]
+    before: Game
+    old: GameState
+    lines: list[str]
+    new: bool
+
+    @property
+    def channel_id(self) -> int:
+        return self.before.channel_id
+
+
+def _clicked_on(interaction: discord.Interaction[Any], message_id: int | None) -> bool:
+    """Whether ``interaction`` is a click on message ``message_id`` (its response can edit
+    that message for free)."""
+    msg = interaction.message
+    return (
+        message_id is not None
+        and interaction.type == discord.InteractionType.component
+        and msg is not None
+        and msg.id == message_id
+    )
+
+
+def board_text(outcome: Outcome, lines: list[str]) -> str:
+    """A board's text: what happened since the last board, pips and score, who acts now (or
+    the result)."""
+    state, game = outcome.state, outcome.game
+    last = final_text(outcome) if state.is_over else prompt(game, state)
+    return "\n".join(line for line in (*lines[-8:], status_line(state), last) if line)

@@ -13,15 +13,23 @@ from discord.ext import tasks
 from ai.types import LEVELS, STRONGEST
 from app.challenges import Answering, BotOpponent, describe_options, option_suggestions
 from app.computer import LEVEL_ABOUT, computer_name
+from app.errors import Refusal
 from app.table import Challenge, Outcome
-from cogs.boards import actor_id, ping
-from cogs.games.base import GamesBase, board_view, display, final_text, prompt, recorded
+from cogs.boards import actor_id, board_nonce, clip, ping
+from cogs.common import mention
+from cogs.games.base import GamesBase, board_text, board_view, display, recorded
 from cogs.games.buttons import ChallengeButton
 from cogs.options import MatchLength, Variant
 from engine import get_variant
 from render.game_scene import plural
 
 log = logging.getLogger(__name__)
+
+
+class NotAPlayer(Refusal):
+    def __init__(self) -> None:
+        super().__init__("Only the players of this game can ask for a rematch.")
+
 
 LEVEL_CHOICES = [
     app_commands.Choice(name=f"{level}: {LEVEL_ABOUT[level]}"[:100], value=level)
@@ -169,10 +177,12 @@ class ChallengeCommands(GamesBase):
         self, interaction: discord.Interaction[Any], answering: Answering, names: tuple[str, str]
     ) -> None:
         challenge = answering.challenge
+        thread_id = await self._game_thread(interaction, challenge, names)
 
         async def show(outcome: Outcome) -> None:
+            where = f"in <#{thread_id}>" if thread_id is not None else "below"
             await self._close_challenge(
-                interaction, challenge, f"*Accepted by {names[1]}: the game starts below.*"
+                interaction, challenge, f"*Accepted by {names[1]}: the game is on {where}.*"
             )
             header = (
                 f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
@@ -184,87 +194,190 @@ class ChallengeCommands(GamesBase):
             header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
             await self.reply_committed(
                 interaction,
-                challenge.channel_id,
+                outcome.game.channel_id,
                 self._first_board(interaction, outcome, header),
                 "You accepted: the game has started, but Discord did not take the reply. "
                 "/board shows the game.",
             )
 
-        await self.challenges.accept(answering, interaction.user.id, names, show)
+        await self.challenges.accept(
+            answering, interaction.user.id, names, show, thread_id=thread_id
+        )
+
+    async def _game_thread(
+        self,
+        interaction: discord.Interaction[Any],
+        challenge: Challenge,
+        names: tuple[str, str],
+        message_id: int | None = None,
+    ) -> int | None:
+        """Open the game's public thread on the challenge's message, where the server wants
+        threads (/settings threads) and the bot may create them; None: the game stays in the
+        channel. A thread opened on a message has that message's id, so two accepts racing
+        find the same thread."""
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            return None  # already a thread, a forum, a voice channel's chat: play here
+        perms = interaction.app_permissions
+        if not (perms.create_public_threads and perms.send_messages_in_threads):
+            return None
+        if not (await self.server_settings.current(challenge.guild_id)).game_threads:
+            return None
+        if message_id is None:
+            msg = interaction.message
+            message_id = msg.id if msg is not None else await self.challenges.message_id(challenge)
+        if message_id is None:
+            return None
+        name = f"{names[0]} vs {names[1]} · {get_variant(challenge.variant).name}"
+        try:
+            thread = await channel.get_partial_message(message_id).create_thread(
+                name=name[:100], auto_archive_duration=1440
+            )
+        except discord.HTTPException as exc:
+            if exc.code == 160004:  # a thread has already been created for this message
+                return message_id
+            log.info("no thread for challenge %s: %s", challenge.id, exc)
+            return None
+        return thread.id
 
     async def _first_board(
         self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
     ) -> None:
         state, game = outcome.state, outcome.game
-        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
-        lines = [line for line in (header, *outcome.events, last) if line]
-        posted = await self.boards.post(
-            game.channel_id,
-            state,
-            "\n".join(lines),
-            board_view(game, state),
-            actor_id(game, state),
-            elsewhere=game.against_computer,
-            guild_id=game.guild_id,
+        content = board_text(outcome, [line for line in (header, *outcome.events) if line])
+        pinged = actor_id(game, state)
+        if not await self.play.should_ping(game, pinged, just_acted=interaction.user.id):
+            pinged = None
+        file = await self.boards.file(
+            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
         )
-        await self.play.board_posted(game, posted.id)
-        await self.confirm(interaction, "")
+        message = await self._new_board(
+            interaction, game, content, file, board_view(game, state), pinged
+        )
+        await self.play.board_posted(game, message.id)
         self.after_action(outcome)
 
     async def _start_against_computer(
         self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
     ) -> None:
-        """No accept step: the game starts at once, and the computer plays if it is its turn."""
+        """No accept step: the game starts at once (in a thread of its own where the server
+        has threads), and the computer plays if it is its turn."""
         names = (display(interaction.user), computer_name(level))
+        header = (
+            # The computer's name carries its level in brackets already: its colour goes
+            # after a comma, not in a second pair of brackets.
+            f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
+            f"{names[1]}, dark: {LEVEL_ABOUT[level]}"
+            + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
+            + describe_options(challenge.variant, challenge.options)
+            + ". Not rated; /hint is allowed."
+        )
+        # Nothing slow before this answer: the game's opening line (a thread is opened on it)
+        # or, without a thread, the "thinking" that the first board fills.
+        await interaction.response.defer(thinking=True)
+        thread_id = None
+        if isinstance(interaction.channel, discord.TextChannel):
+            started = await interaction.edit_original_response(
+                content=f"{header}\n*The game is on in its thread.*"
+            )
+            await self.challenges.remember_message(challenge.id, started.id)
+            thread_id = await self._game_thread(interaction, challenge, names, started.id)
+            if thread_id is None:
+                await interaction.edit_original_response(content=header)
 
         async def show(outcome: Outcome) -> None:
-            header = (
-                # The computer's name carries its level in brackets already: its colour goes
-                # after a comma, not in a second pair of brackets.
-                f"**{get_variant(challenge.variant).name}**: {names[0]} (light) vs "
-                f"{names[1]}, dark: {LEVEL_ABOUT[level]}"
-                + (f", match to {challenge.match_length}" if challenge.match_length > 1 else "")
-                + describe_options(challenge.variant, challenge.options)
-                + ". Not rated; /hint is allowed."
-            )
             opening = outcome.state.record
-            header += "\n" + "; ".join(line for line in opening if line.startswith("opening roll"))
-            # Nothing slow before this answer (the computer thinks afterwards, in its pool):
-            # the first board is the command's own reply.
+            lines = [header, "; ".join(line for line in opening if line.startswith("opening"))]
             await self.reply_committed(
                 interaction,
-                challenge.channel_id,
-                self._board_reply(interaction, outcome, header),
+                outcome.game.channel_id,
+                self._computer_first_board(interaction, outcome, lines, thread_id is None),
                 recorded(outcome),
             )
 
-        outcome = await self.challenges.start_against_computer(challenge, names, level, show)
+        outcome = await self.challenges.start_against_computer(
+            challenge, names, level, show, thread_id=thread_id
+        )
         self.after_action(outcome)
 
-    async def _board_reply(
-        self, interaction: discord.Interaction[Any], outcome: Outcome, header: str
+    async def _computer_first_board(
+        self,
+        interaction: discord.Interaction[Any],
+        outcome: Outcome,
+        lines: list[str],
+        in_reply: bool,
     ) -> None:
+        """The first board against the computer: the command's own reply (``in_reply``),
+        else a message in the game's thread."""
         state, game = outcome.state, outcome.game
-        # The game is committed. Its picture waits behind the boards of games between people,
-        # which can take longer than Discord's 3 s: acknowledge first; the answer that fills
-        # the "thinking" message is the first board.
-        await interaction.response.defer(thinking=True)
-        last = final_text(outcome) if outcome.finished is not None else prompt(game, state)
-        kwargs: dict[str, Any] = {
-            "content": "\n".join(line for line in (header, *outcome.events, last) if line),
-            "file": await self.boards.file(
-                state,
-                theme=await self.boards.theme(game.guild_id),
-                elsewhere=game.against_computer,
-            ),
-            "allowed_mentions": ping(actor_id(game, state)),
-            "wait": True,
-        }
+        content = clip(board_text(outcome, [line for line in (*lines, *outcome.events) if line]))
+        file = await self.boards.file(
+            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
+        )
         view = board_view(game, state)
-        if view is not None:
-            kwargs["view"] = view
-        message = await interaction.followup.send(**kwargs)
+        message: discord.Message
+        if in_reply:
+            kwargs: dict[str, Any] = {"content": content, "attachments": [file]}
+            if view is not None:
+                kwargs["view"] = view
+            message = await interaction.edit_original_response(**kwargs)
+            self.boards.remember_original(message.id, interaction)
+        else:
+            message = await self.boards.post(
+                game.channel_id,
+                state,
+                content,
+                view,
+                None,  # the player has just asked for the game: no ping
+                guild_id=game.guild_id,
+                elsewhere=game.against_computer,
+                nonce=board_nonce(game.id, game.version),
+            )
         await self.play.board_posted(game, message.id)
+
+    async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        """A result card's Rematch: the same game again, challenged by the player who clicks
+        (against the computer it starts at once)."""
+        game = await self.play.game(game_id)
+        if game is None or not game.has_player(interaction.user.id):
+            raise NotAPlayer()
+        state = self.table.state_of(game)
+        opponent = game.player_o if game.player_x == interaction.user.id else game.player_x
+        # Where the button was clicked: the game's thread (the rematch is played there) or
+        # the channel of its result card.
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        opened = await self.challenges.open(
+            guild_id=game.guild_id,
+            channel_id=channel_id,
+            challenger_id=interaction.user.id,
+            opponent_id=opponent,
+            variant=game.variant,
+            length=game.match_length,
+            options=",".join(state.options),
+            hints=game.hints and not game.against_computer,
+            computer=game.against_computer,
+            level=game.ai_level,
+        )
+        if game.against_computer:
+            await self._start_against_computer(
+                interaction, opened.challenge, game.ai_level or STRONGEST
+            )
+            return
+        view = discord.ui.View(timeout=None)
+        view.add_item(ChallengeButton("accept", opened.challenge.id))
+        view.add_item(ChallengeButton("decline", opened.challenge.id))
+        minutes = plural(opened.minutes, "minute")
+        await interaction.response.send_message(
+            f"{mention(opponent)}, {interaction.user.mention} asks for a rematch: "
+            f"**{get_variant(game.variant).name}**"
+            + (f" (match to {plural(game.match_length, 'point')})" if game.match_length > 1 else "")
+            + f". Accept or decline within {minutes}.",
+            view=view,
+            allowed_mentions=ping(opponent),
+        )
+        message = await interaction.original_response()
+        await self.challenges.remember_message(opened.challenge.id, message.id)
 
     async def _close_challenge(
         self, interaction: discord.Interaction[Any], challenge: Challenge, status: str

@@ -3,21 +3,39 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import discord
 from discord import app_commands
 
+from app.errors import Refusal
 from app.play import AbortAlreadyAsked
 from app.table import Action, Game, Outcome
-from cogs.boards import NO_PINGS, has_buttons, ping
+from cogs.boards import NO_PINGS, ping
 from cogs.common import mention
 from cogs.games.base import GamesBase, player_name, prompt, recorded
+from cogs.games.buttons import BuilderButton, BuilderSelect, ConfirmButton
 from cogs.looks import player_theme
-from engine.game import DOUBLE, MOVE, ROLL
+from cogs.report_messages import record_message, replay_message, review_message
+from engine import builder
+from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
-from render.game_scene import roll_text
+from render.game_scene import plural, roll_text
+
+
+class StaleBuilder(Refusal):
+    def __init__(self) -> None:
+        super().__init__(
+            "This move builder belongs to an older position: press Play on the latest board."
+        )
+
+
+class NotAWholePlay(Refusal):
+    """Confirm before the chosen steps make a whole legal play."""
+
 
 RESIGN_CHOICES = [
     app_commands.Choice(name="single game (Pin games: the loser's pips)", value=1),
@@ -142,8 +160,174 @@ class PlayCommands(GamesBase):
         game = await self.play.game_for_button(game_id, version)
         if action in ("rsyes", "rsno"):
             await self._answer_resign(interaction, game, action == "rsyes")
+        elif action == "play":
+            await self._open_builder(interaction, game)
         else:
             await self._cube(interaction, game, action)
+
+    # --- the move builder: click to play, with undo ----------------------------------------
+
+    async def _open_builder(self, interaction: discord.Interaction[Any], game: Game) -> None:
+        """The private move builder of the player to move (refused to anyone else)."""
+        self.play.check_turn(game, interaction.user.id, MOVE)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        content, file, view = await self._builder_parts(interaction, game, ())
+        await interaction.followup.send(
+            content, file=file, view=view, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+
+    async def _builder_parts(
+        self, interaction: discord.Interaction[Any], game: Game, chosen: tuple[Any, ...]
+    ) -> tuple[str, discord.File, discord.ui.View]:
+        state = self.table.state_of(game)
+        made = builder.progress(state, chosen)
+        encoded = builder.encode_steps(made.chosen)
+        view = discord.ui.View(timeout=None)
+        by_die: dict[int, list[builder.StepOption]] = {}
+        for option in made.options:
+            by_die.setdefault(option.step.die, []).append(option)
+        for row, (die, options) in enumerate(sorted(by_die.items(), reverse=True)[:2]):
+            view.add_item(
+                BuilderSelect(
+                    row,
+                    game.id,
+                    game.version,
+                    encoded,
+                    [
+                        discord.SelectOption(label=o.caption, value=builder.encode_steps((o.step,)))
+                        for o in options[:25]
+                    ],
+                    placeholder=f"Play a {die}" if len(by_die) > 1 else "Your next step",
+                )
+            )
+        view.add_item(
+            BuilderButton("undo", game.id, game.version, encoded, disabled=not made.chosen)
+        )
+        view.add_item(
+            BuilderButton("reset", game.id, game.version, encoded, disabled=not made.chosen)
+        )
+        view.add_item(
+            BuilderButton("confirm", game.id, game.version, encoded, disabled=made.play is None)
+        )
+        so_far = made.text or "nothing yet"
+        if made.play is not None and not made.options:
+            doing = "Confirm to play it" if made.play.text else "No legal move: Confirm to pass"
+        elif made.play is not None:
+            doing = "Confirm, or play on"
+        else:
+            left = ", ".join(str(d) for d in made.dice_left)
+            doing = f"choose your next step (dice left: {left})"
+        content = f"Your play: **{so_far}**. {doing}. Undo takes back the last step."
+        preview = dataclasses.replace(state, board=builder.board_after(state, made.chosen))
+        prefs, _ = await self.play.viewer_preferences(game, interaction.user.id)
+        theme = player_theme(prefs, await self.boards.theme(game.guild_id))
+        file = await self.boards.file(preview, theme=theme, elsewhere=game.against_computer)
+        return content, file, view
+
+    async def builder_action(
+        self,
+        interaction: discord.Interaction[Any],
+        action: str,
+        game_id: int,
+        version: int,
+        steps: str,
+        value: str | None,
+    ) -> None:
+        game = await self.play.game_for_button(game_id, version)
+        self.play.check_turn(game, interaction.user.id, MOVE)
+        state = self.table.state_of(game)
+        try:
+            chosen = builder.decode_prefix(state, steps)
+            if action == "step":
+                chosen = builder.decode_prefix(
+                    state, steps + (value if value and len(value) == 2 else "??")
+                )
+        except ValueError:
+            raise StaleBuilder() from None
+        if action == "undo":
+            chosen = chosen[:-1]
+        elif action == "reset":
+            chosen = ()
+        elif action == "confirm":
+            play = builder.complete(state, chosen)
+            if play is None:
+                raise NotAWholePlay(
+                    "These steps are not a whole play yet: choose the next step (the menus "
+                    "offer only steps that lead to a legal play)."
+                )
+            await self._submit_play(interaction, game, play.text or "pass")
+            return
+        await interaction.response.defer()
+        content, file, view = await self._builder_parts(interaction, game, chosen)
+        await interaction.edit_original_response(content=content, attachments=[file], view=view)
+
+    async def _submit_play(
+        self, interaction: discord.Interaction[Any], game: Game, text: str
+    ) -> None:
+        """Play ``text`` as /move does, then close the builder."""
+
+        def header(outcome: Outcome) -> str:
+            name = player_name(game, outcome.state, interaction.user)
+            return outcome.action_line or f"{name}: {text}"
+
+        rng = self.table.rng
+        await self._run_action(
+            interaction, game, lambda s, seat: s.play(seat, text, rng), "play", header
+        )
+        with contextlib.suppress(discord.HTTPException):  # the builder may be dismissed
+            await interaction.edit_original_response(
+                content=f"You played **{text}**.", attachments=[], view=None
+            )
+
+    # --- confirmations ---------------------------------------------------------------------
+
+    async def confirm_action(
+        self,
+        interaction: discord.Interaction[Any],
+        action: str,
+        game_id: int,
+        version: int,
+        level: int,
+    ) -> None:
+        if action == "cancel":
+            await interaction.response.edit_message(
+                content="Cancelled: the game goes on.", view=None
+            )
+            return
+        game = await self.play.game_for_button(game_id, version)
+        if action == "resign":
+            await self._resign(interaction, game, level)
+        else:
+            await self._abort(interaction, game)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.edit_original_response(view=None)
+
+    # --- result cards ----------------------------------------------------------------------
+
+    async def result_action(
+        self, interaction: discord.Interaction[Any], action: str, game_id: int
+    ) -> None:
+        """A result card's buttons: the review, replay and record privately; a rematch."""
+        guild_id = interaction.guild_id
+        if action == "rematch":
+            await self._rematch(interaction, game_id)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if action == "review":
+            done = await self.reports.review(await self.reports.review_job(guild_id, game_id))
+            embed, file = review_message(done)
+            await interaction.followup.send(embed=embed, file=file, ephemeral=True)
+        elif action == "replay":
+            job = await self.reports.replay_job(guild_id, game_id)
+            text, file = replay_message(job, await self.reports.replay(job))
+            await interaction.followup.send(text, file=file, ephemeral=True)
+        else:
+            assert guild_id is not None
+            made = await self.league.record(
+                await self.league.record_request(guild_id, game_id, mat=False)
+            )
+            text, file = record_message(made)
+            await interaction.followup.send(text, file=file, ephemeral=True)
 
     async def _cube(self, interaction: discord.Interaction[Any], game: Game, action: str) -> None:
         phase = DOUBLE if action in ("take", "pass") else ROLL
@@ -219,9 +403,20 @@ class PlayCommands(GamesBase):
     async def resign(
         self, interaction: discord.Interaction[Any], level: app_commands.Choice[int] | None = None
     ) -> None:
+        """Asks first, privately, showing what is at stake."""
         game = await self._active_game(interaction)
-        self.play.check_resign(game, interaction.user.id)
+        seat = self.play.check_resign(game, interaction.user.id)
         chosen = 1 if level is None else level.value
+        state = self.table.state_of(game)
+        view = discord.ui.View(timeout=None)
+        view.add_item(ConfirmButton("resign", game.id, game.version, chosen))
+        view.add_item(ConfirmButton("cancel", game.id, game.version, chosen))
+        await interaction.response.send_message(
+            resign_question(state, seat, chosen), view=view, ephemeral=True
+        )
+
+    async def _resign(self, interaction: discord.Interaction[Any], game: Game, level: int) -> None:
+        self.play.check_resign(game, interaction.user.id)
         name = player_name(game, self.table.state_of(game), interaction.user)
 
         def header(outcome: Outcome) -> str:
@@ -230,7 +425,7 @@ class PlayCommands(GamesBase):
             return f"{name} resigns."
 
         await self._run_action(
-            interaction, game, lambda s, seat: s.offer_resign(seat, chosen), "resign", header
+            interaction, game, lambda s, seat: s.offer_resign(seat, level), "resign", header
         )
 
     async def _answer_resign(
@@ -259,15 +454,37 @@ class PlayCommands(GamesBase):
     )
     @app_commands.guild_only()
     async def abort(self, interaction: discord.Interaction[Any]) -> None:
+        """Asks first, privately: an abort cannot be undone."""
         game = await self._active_game(interaction)
+        moderator = bool(interaction.permissions.manage_messages)
+        if game.has_player(interaction.user.id) or moderator:
+            if game.against_computer or not game.has_player(interaction.user.id):
+                what = "The game ends at once, without a result; it is not rated."
+            else:
+                what = (
+                    "Your opponent is asked to agree (with /abort); the game then ends "
+                    "without a result and is not rated."
+                )
+            view = discord.ui.View(timeout=None)
+            view.add_item(ConfirmButton("abort", game.id, game.version))
+            view.add_item(ConfirmButton("cancel", game.id, game.version))
+            await interaction.response.send_message(
+                f"Abort this game? {what}", view=view, ephemeral=True
+            )
+            return
+        await self._abort(interaction, game)  # refused with the reason
+
+    async def _abort(self, interaction: discord.Interaction[Any], game: Game) -> None:
         moderator = bool(interaction.permissions.manage_messages)
         done = await self.play.abort(game, interaction.user.id, moderator=moderator)
         other = done.other
         if done.result == "requested":
-            await interaction.response.send_message(
+            await self._say(
+                interaction,
+                game,
                 f"{interaction.user.mention} wants to abort this game. "
                 f"{mention(other) if other else 'The opponent'}, use /abort to agree.",
-                allowed_mentions=ping(other),  # the opponent is asked to answer
+                other,  # the opponent is asked to answer
             )
         elif done.result == "repeated":
             raise AbortAlreadyAsked(
@@ -275,13 +492,40 @@ class PlayCommands(GamesBase):
                 f"waiting for {mention(other) if other else 'your opponent'} to agree with /abort."
             )
         else:
-            if has_buttons(self.table.state_of(game)):
-                await self.boards.retire(game.channel_id, game.board_message_id, "*Aborted.*")
+            await self.boards.clear_buttons(game.channel_id, game.board_message_id)
             await self.reply_committed(
                 interaction,
                 game.channel_id,
-                interaction.response.send_message(
-                    "The game was aborted; it is not rated.", allowed_mentions=NO_PINGS
-                ),
+                self._say(interaction, game, "The game was aborted; it is not rated.", None),
                 "The game was aborted (not rated), but Discord did not take the reply.",
             )
+
+    async def _say(
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game,
+        text: str,
+        pinged: int | None,
+    ) -> None:
+        """A public line in the game's channel: the interaction's answer where it can be."""
+        if interaction.channel_id == game.channel_id:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, allowed_mentions=ping(pinged))
+            else:
+                await interaction.response.send_message(text, allowed_mentions=ping(pinged))
+            return
+        await self.boards.send_text(game.channel_id, text, pinged)
+
+
+def resign_question(state: GameState, seat: int, level: int) -> str:
+    """What /resign asks before it acts: what the player concedes, and how it goes on."""
+    value = state.resignation_value(seat, level)
+    cube = state.cube if state.rules.has_cube else 1
+    stake = plural(value, "point")
+    if cube > 1 and value % cube == 0:
+        stake = f"{plural(value // cube, 'point')}, {value} with the cube at {cube}"
+    offered = state.offer_resign(seat, level).resign_offer is not None
+    if offered:
+        how = "Your opponent accepts or rejects the offer."
+        return f"Offer to resign {RESIGN_NAMES[level]} ({stake})? {how}"
+    return f"Resign {RESIGN_NAMES[level]} ({stake})? The game ends at once."

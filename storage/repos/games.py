@@ -75,6 +75,7 @@ class GameRepository(RatingsRepository):
         rated: bool = True,
         hints: bool = False,
         owe_board: bool = False,
+        parent_channel_id: int | None = None,
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
 
@@ -82,8 +83,9 @@ class GameRepository(RatingsRepository):
         of the ratings; ``hints``: both players agreed to allow hints. ``owe_board``: the
         channel is owed the first board (see :meth:`list_owed_boards`).
 
-        With ``challenge_id``, that open challenge of the same channel is marked accepted in the
-        same transaction (:class:`ConflictError` if it is not open or has expired).
+        ``parent_channel_id``: the game is played in a thread (``channel_id``) opened in that
+        channel, where the challenge was. With ``challenge_id``, that open challenge of the
+        same channel (the parent's, for a thread) is marked accepted in the same transaction (:class:`ConflictError` if it is not open or has expired).
         Raises :class:`ChannelBusyError` if the channel already has an active game.
         """
         check_id("guild_id", guild_id)
@@ -98,6 +100,7 @@ class GameRepository(RatingsRepository):
         check_count("match_length", match_length, 1, MAX_STORED_MATCH_LENGTH)
         check_optional_id("challenge_id", challenge_id)
         check_optional_id("board_message_id", board_message_id)
+        check_optional_id("parent_channel_id", parent_channel_id)
         check_moves(moves)
         if ai_level is not None:
             check_text("ai_level", ai_level)
@@ -106,9 +109,10 @@ class GameRepository(RatingsRepository):
                 inserted = await tx.fetchall(
                     "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
                     "match_length, status, state_json, version, board_message_id, created_at, "
-                    "last_action_at, ai_level, rated, hints, board_owed_version) "
+                    "last_action_at, ai_level, rated, hints, board_owed_version, "
+                    "parent_channel_id) "
                     "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?, "
-                    f"{'0' if owe_board else 'NULL'}) RETURNING id",
+                    f"{'0' if owe_board else 'NULL'}, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -123,6 +127,7 @@ class GameRepository(RatingsRepository):
                         ai_level,
                         int(bool(rated)),
                         int(bool(hints)),
+                        parent_channel_id,
                     ),
                 )
             except UniqueViolation as exc:
@@ -132,7 +137,12 @@ class GameRepository(RatingsRepository):
                 changed = await tx.execute(
                     "UPDATE challenges SET status = 'accepted', game_id = ? "
                     "WHERE id = ? AND status = 'open' AND channel_id = ? AND expires_at > ?",
-                    (game_id, challenge_id, channel_id, now),
+                    (
+                        game_id,
+                        challenge_id,
+                        channel_id if parent_channel_id is None else parent_channel_id,
+                        now,
+                    ),
                 )
                 if changed != 1:
                     raise ConflictError(f"challenge {challenge_id} is no longer open")
@@ -162,6 +172,7 @@ class GameRepository(RatingsRepository):
             bool(rated),
             bool(hints),
             0 if owe_board else None,
+            parent_channel_id,
         )
 
     async def get_game(self, game_id: int) -> Game | None:
@@ -357,6 +368,15 @@ class GameRepository(RatingsRepository):
             (game_id,),
         )
         return [Move(*row) for row in rows]
+
+    async def last_move_at(self, game_id: int, user_id: int) -> float | None:
+        """When ``user_id`` last acted in the game (None: never)."""
+        check_id("game_id", game_id)
+        check_id("user_id", user_id)
+        row = await self._fetch_by_key(
+            "SELECT MAX(at) FROM moves WHERE game_id = ? AND actor_id = ?", (game_id, user_id)
+        )
+        return None if row is None or row[0] is None else float(row[0])
 
     async def recent_games(
         self, guild_id: int, user_id: int | None = None, *, limit: int = 10

@@ -8,7 +8,8 @@ from dataclasses import replace
 from storage.checks import MAX_SETTING_SECONDS, check_count, check_id, check_theme_name, check_time
 from storage.core import StorageCore
 from storage.errors import InvalidInputError
-from storage.models import GuildSettings, PlayerPreferences
+from storage.models import PING_POLICIES, GuildSettings, PlayerPreferences
+from storage.rows import Row
 
 
 class SettingsRepository(StorageCore):
@@ -17,7 +18,8 @@ class SettingsRepository(StorageCore):
     # ------------------------------------------------------------------ guild settings
 
     _SETTINGS_COLUMNS = (
-        "reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds, board_theme"
+        "reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds, board_theme, "
+        "game_threads"
     )
 
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
@@ -29,7 +31,7 @@ class SettingsRepository(StorageCore):
         )
         if row is None:
             return GuildSettings(guild_id)
-        return GuildSettings(guild_id, *row)
+        return _settings(guild_id, row)
 
     async def set_guild_settings(
         self,
@@ -39,6 +41,7 @@ class SettingsRepository(StorageCore):
         claim_after_seconds: int | None = None,
         challenge_expiry_seconds: int | None = None,
         board_theme: str | None = None,
+        game_threads: bool | None = None,
     ) -> GuildSettings:
         """Change the given settings (None = keep); returns the settings now in force.
         ``board_theme`` is a theme name; which names exist is the renderer's business."""
@@ -53,6 +56,10 @@ class SettingsRepository(StorageCore):
                 check_count(name, value, 1, MAX_SETTING_SECONDS)
         if board_theme is not None:
             changes["board_theme"] = check_theme_name(board_theme)
+        if game_threads is not None:
+            if not isinstance(game_threads, bool):
+                raise InvalidInputError(f"game_threads must be a bool, got {game_threads!r}")
+            changes["game_threads"] = game_threads
         async with self._write() as tx:
             await self._lock_guild(tx, guild_id)
             rows = await tx.fetchall(
@@ -60,23 +67,24 @@ class SettingsRepository(StorageCore):
                 + self._FOR_UPDATE,
                 (guild_id,),
             )
-            current = GuildSettings(guild_id, *rows[0]) if rows else GuildSettings(guild_id)
+            current = _settings(guild_id, rows[0]) if rows else GuildSettings(guild_id)
             new = replace(current, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
             await tx.execute(
                 "INSERT INTO guild_settings (guild_id, reminder_after_seconds, "
-                "claim_after_seconds, challenge_expiry_seconds, board_theme) "
-                "VALUES (?, ?, ?, ?, ?) "
+                "claim_after_seconds, challenge_expiry_seconds, board_theme, game_threads) "
+                "VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET "
                 "reminder_after_seconds = excluded.reminder_after_seconds, "
                 "claim_after_seconds = excluded.claim_after_seconds, "
                 "challenge_expiry_seconds = excluded.challenge_expiry_seconds, "
-                "board_theme = excluded.board_theme",
+                "board_theme = excluded.board_theme, game_threads = excluded.game_threads",
                 (
                     guild_id,
                     new.reminder_after_seconds,
                     new.claim_after_seconds,
                     new.challenge_expiry_seconds,
                     new.board_theme,
+                    int(new.game_threads),
                 ),
             )
         return new
@@ -87,11 +95,12 @@ class SettingsRepository(StorageCore):
         """The player's preferences (the same in every server), or the defaults."""
         check_id("user_id", user_id)
         row = await self._fetch_by_key(
-            "SELECT board_theme, own_side FROM player_preferences WHERE user_id = ?", (user_id,)
+            "SELECT board_theme, own_side, pings FROM player_preferences WHERE user_id = ?",
+            (user_id,),
         )
         if row is None:
             return PlayerPreferences(user_id)
-        return PlayerPreferences(user_id, row[0], bool(row[1]))
+        return PlayerPreferences(user_id, row[0], bool(row[1]), row[2])
 
     async def set_player_preferences(
         self,
@@ -101,6 +110,7 @@ class SettingsRepository(StorageCore):
         board_theme: str | None = None,
         own_side: bool | None = None,
         server_theme: bool = False,
+        pings: str | None = None,
     ) -> PlayerPreferences:
         """Change the given preferences (None = keep; ``server_theme=True`` forgets the chosen
         theme, so boards follow each server's); returns the preferences now in force."""
@@ -112,14 +122,16 @@ class SettingsRepository(StorageCore):
                 raise InvalidInputError("give board_theme or server_theme, not both")
         if own_side is not None and not isinstance(own_side, bool):
             raise InvalidInputError(f"own_side must be a bool, got {own_side!r}")
+        if pings is not None and pings not in PING_POLICIES:
+            raise InvalidInputError(f"pings must be one of {PING_POLICIES}, got {pings!r}")
         async with self._write() as tx:
             rows = await tx.fetchall(
-                "SELECT board_theme, own_side FROM player_preferences WHERE user_id = ?"
+                "SELECT board_theme, own_side, pings FROM player_preferences WHERE user_id = ?"
                 + self._FOR_UPDATE,
                 (user_id,),
             )
             current = (
-                PlayerPreferences(user_id, rows[0][0], bool(rows[0][1]))
+                PlayerPreferences(user_id, rows[0][0], bool(rows[0][1]), rows[0][2])
                 if rows
                 else PlayerPreferences(user_id)
             )
@@ -127,13 +139,19 @@ class SettingsRepository(StorageCore):
                 user_id,
                 None if server_theme else (board_theme or current.board_theme),
                 current.own_side if own_side is None else own_side,
+                current.pings if pings is None else pings,
             )
             # Two first-time /preferences at once: the upsert keeps both from failing.
             await tx.execute(
-                "INSERT INTO player_preferences (user_id, board_theme, own_side, updated_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
+                "INSERT INTO player_preferences (user_id, board_theme, own_side, pings, "
+                "updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
                 "board_theme = excluded.board_theme, own_side = excluded.own_side, "
-                "updated_at = excluded.updated_at",
-                (user_id, new.board_theme, int(new.own_side), now),
+                "pings = excluded.pings, updated_at = excluded.updated_at",
+                (user_id, new.board_theme, int(new.own_side), new.pings, now),
             )
         return new
+
+
+def _settings(guild_id: int, row: Row) -> GuildSettings:
+    reminder, claim, expiry, theme, threads = row
+    return GuildSettings(guild_id, reminder, claim, expiry, theme, bool(threads))

@@ -189,6 +189,8 @@ class Table:
     last_board: FakeMessage | None = None
     challenge_message: FakeMessage | None = None
     interactions: int = 0
+    #: The channel where the challenge was made (``channel`` follows the game to its thread).
+    home: FakeChannel | None = None
 
     @property
     def users(self) -> dict[int, FakeUser]:
@@ -204,7 +206,7 @@ class Table:
         deadline = asyncio.get_running_loop().time() + TIMEOUT
         while True:
             if game_id is None:
-                game = await self.db.get_active_game(self.channel.id)
+                game = await self._game_here()
             else:
                 game = await self.db.get_game(game_id)
             if game is not None and game.board_message_id is not None:
@@ -243,8 +245,27 @@ class Table:
         click = await self.send(await self.fake.click(self.bob, msg, accept))
         assert click.callback is not None and not click.callback.ephemeral, click.callback.content
         game = await self.settle(None, None, 0)
+        self._follow(game)
         self._board(game)
         return click
+
+    async def _game_here(self) -> Game | None:
+        """The active game of the table's channel, or of a thread opened from it."""
+        game = await self.db.get_active_game(self.channel.id)
+        if game is not None:
+            return game
+        for candidate in await self.db.list_active_games(self.fake.guild_of(self.channel).id):
+            if candidate.parent_channel_id == self.channel.id:
+                return candidate
+        return None
+
+    def _follow(self, game: Game) -> None:
+        """Commands go to the game's thread from now on (the game is played there)."""
+        if game.channel_id != self.channel.id:
+            thread = self.fake.channel(game.channel_id)
+            assert thread is not None and thread.is_thread, "the game's thread is unknown"
+            self.home = self.home or self.channel
+            self.channel = thread
 
     def _board(self, game: Game) -> None:
         assert game.board_message_id is not None
@@ -255,7 +276,7 @@ class Table:
         self.last_board = msg
 
     async def game(self) -> Game | None:
-        return await self.db.get_active_game(self.channel.id)
+        return await self._game_here()
 
     async def act(self, user: FakeUser, command: str, **options: object) -> InteractionHandle:
         """A game command that the bot accepts; returns once its board is shown."""

@@ -11,6 +11,7 @@ from cogs.client import BackgammonBot
 from engine import VARIANTS
 from engine.game import GameState
 from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeMessage
 
 from .harness import TIMEOUT, Table, board_images, eventually, mover_user, reply_of
 
@@ -35,9 +36,25 @@ async def test_full_game_from_challenge_to_result(table: Table, variant: str) ->
     assert len(images) <= plays + 1
     if variant == "classic":
         assert len(images) == plays + 1
-    # Only the live board keeps buttons; every other message of the game has none left.
+    # Only the final board keeps buttons, the result card's; every other has none left.
     for msg in table.fake.messages_in(table.channel):
-        assert msg.custom_ids() == [], msg.content
+        if msg.id != final.id:
+            assert msg.custom_ids() == [], msg.content
+    assert [c.split(":")[2] for c in final.custom_ids()] == [
+        "rematch",
+        "review",
+        "replay",
+        "record",
+    ]
+    # Played in a thread of its own: the channel saw the challenge and the result card.
+    home = table.home
+    assert home is not None and table.channel.parent_id == home.id
+
+    def cards() -> list[FakeMessage]:
+        return [m for m in table.fake.messages_in(home) if "Game over" in m.content]
+
+    await eventually(lambda: len(cards()) == 1, "the result card in the channel")
+    assert cards()[0].custom_ids() == final.custom_ids()
     # Each notification went to one player, named by the message, never roles or everyone.
     for msg in table.fake.messages_in(table.channel):
         assert len(msg.pinged) <= 1 and not msg.pinged_roles and not msg.pinged_everyone

@@ -403,6 +403,7 @@ class FakeMessage:
     flags: int = 0
     type: int = 0
     tts: bool = False
+    nonce: str | None = None
     mentions: list[FakeUser] = field(default_factory=list)
     #: Who was notified when the message was created, after allowed_mentions (edits never
     #: notify, ephemeral messages neither).
@@ -470,6 +471,7 @@ class FakeMessage:
             "timestamp": snowflake_iso(self.id),
             "edited_timestamp": self.edited_timestamp,
             "tts": self.tts,
+            **({"nonce": self.nonce} if self.nonce is not None else {}),
             "mention_everyone": False,
             "mentions": [u.payload() for u in self.mentions],
             "mention_roles": [],

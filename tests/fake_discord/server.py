@@ -107,6 +107,8 @@ API_PREFIX = "/api/v10"
 GATEWAY_PATH = "/gateway-ws"
 CDN_PREFIX = "/cdn"
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+#: How long Discord remembers a message nonce (a few minutes).
+NONCE_SECONDS = 300.0
 MENTION_RE = re.compile(r"<@!?(\d+)>")
 ROLE_MENTION_RE = re.compile(r"<@&(\d+)>")
 
@@ -327,6 +329,10 @@ class FakeDiscord:
         self.errors: list[ErrorRecord] = []
         #: (message, user) for every notification a created message caused.
         self.pings: list[tuple[FakeMessage, FakeUser]] = []
+        #: (channel id, nonce) -> (message id, when): Discord's enforce_nonce window.
+        self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
+        #: Posts answered with an existing message because of their nonce.
+        self.nonce_hits = 0
         self.unknown_routes: list[RequestRecord] = []
 
         self._runner: web.AppRunner | None = None
@@ -1839,7 +1845,23 @@ class FakeDiscord:
         if channel.is_thread and (channel.archived or channel.locked):
             raise ApiError(400, 50083, "Thread is archived")
         body, files = await self._read_body(request)
+        nonce = body.get("nonce")
+        if nonce is not None and len(str(nonce)) > 25:
+            raise form_error("nonce", "Must be 25 or fewer in length.")
+        if nonce is not None and body.get("enforce_nonce"):
+            # Discord: a message with the same nonce from the same author in the last few
+            # minutes is returned instead of creating a second one.
+            key = (channel.id, str(nonce))
+            known = self._nonces.get(key)
+            if known is not None and time.monotonic() - known[1] < NONCE_SECONDS:
+                existing = self._messages.get(known[0])
+                if existing is not None and not existing.deleted:
+                    self.nonce_hits += 1
+                    return json_response(existing.payload())
         msg = self._create_message(channel, body, files)
+        if nonce is not None:
+            msg.nonce = str(nonce)
+            self._nonces[(channel.id, str(nonce))] = (msg.id, time.monotonic())
         return json_response(msg.payload())
 
     async def _get_channel_message(self, request: web.Request) -> web.StreamResponse:

@@ -285,8 +285,19 @@ class Table:
         board_id = game.board_message_id
         edits = self._edits(board_id)
         handle = await self.send(await self.fake.slash(user, self.channel, command, **options))
+        if command == "resign":  # it asks first, privately: confirm
+            handle = await self.confirm(user, handle, "resign")
         self._board(await self.settle(game.id, board_id, edits))
         return handle
+
+    async def confirm(
+        self, user: FakeUser, asked: InteractionHandle, action: str
+    ) -> InteractionHandle:
+        """Click the button ``action`` of a private question (/resign, /abort)."""
+        question = await asked.wait_original()
+        assert question.ephemeral, question.content
+        button = next(c for c in question.custom_ids() if c.startswith(f"bg:cf:{action}:"))
+        return await self.send(await self.fake.click(user, question, button))
 
     async def press(self, user: FakeUser, action: str) -> InteractionHandle:
         """Click a button of the live board; returns once the bot has shown the result."""

@@ -93,4 +93,26 @@ def game_breaks(verdicts: Sequence[Verdict]) -> list[int]:
     return breaks
 
 
-__all__ = ["PlayerReview", "Verdict", "game_breaks", "review_player", "win_series"]
+def mistake_points(
+    verdicts: Sequence[Verdict], reviews: Sequence[PlayerReview]
+) -> list[tuple[int, Verdict]]:
+    """Where the mistakes the ``reviews`` list fall in :func:`win_series`: ``(index,
+    verdict)`` pairs in play order. The reviews must come from these very verdicts (they are
+    matched by identity: two plays may be judged alike)."""
+    listed = {id(v) for r in reviews for v in r.mistakes}
+    out = []
+    shown = [v for v in verdicts if v.win is not None]
+    for i, v in enumerate(shown):
+        if id(v) in listed:
+            out.append((i, v))
+    return out
+
+
+__all__ = [
+    "PlayerReview",
+    "Verdict",
+    "game_breaks",
+    "mistake_points",
+    "review_player",
+    "win_series",
+]

@@ -26,6 +26,7 @@ from app.records import (
     state_or_none,
     variant_name,
 )
+from app.settings import server_theme
 from app.table import GameTable, Outcome
 from engine import VARIANTS, EngineError
 from engine.game import GameState
@@ -65,11 +66,13 @@ __all__ = [
     "NotExportable",
     "Notice",
     "PlayerStats",
+    "RatingChart",
     "RecordFile",
     "Reminders",
     "Shards",
     "SimultaneousAction",
     "Statistics",
+    "rating_chart_alt",
 ]
 
 log = logging.getLogger(__name__)
@@ -236,6 +239,44 @@ class Leaderboard:
         return await self.page(guild_id, board, page)
 
 
+@dataclass(frozen=True)
+class RatingChart:
+    png: bytes
+    #: What a screen reader says for the picture (an attachment's description).
+    alt: str
+
+
+#: Discord's longest attachment description.
+ALT_LIMIT = 1024
+
+
+def rating_chart_alt(name: str, series: dict[str, list[tuple[float, float]]]) -> str:
+    """The rating chart in words: per variant, the rating at the first and last game shown,
+    the range and the dates (UTC)."""
+
+    def day(t: float) -> str:
+        try:
+            return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%d %b %Y")
+        except (OverflowError, OSError, ValueError):  # a corrupt time: leave it out
+            return "?"
+
+    parts = [f"Line chart of {name}'s rating (y axis) by date (x axis, UTC)."]
+    for label, points in series.items():
+        if not points:
+            continue
+        ratings = [r for _, r in points]
+        games = f"{len(points)} game" + ("" if len(points) == 1 else "s")
+        parts.append(
+            f"{label}: {ratings[0]:.0f} to {ratings[-1]:.0f} over the last {games} "
+            f"({day(points[0][0])} to {day(points[-1][0])}), lowest {min(ratings):.0f}, "
+            f"highest {max(ratings):.0f}."
+        )
+    if len(parts) == 1:
+        parts.append("No rated games yet.")
+    out = " ".join(parts)
+    return out if len(out) <= ALT_LIMIT else out[: ALT_LIMIT - 1] + "…"
+
+
 class League:
     """Statistics, history, records and claims of one bot's servers."""
 
@@ -257,14 +298,22 @@ class League:
         self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
     ) -> bytes:
         """A PNG of the player's rating history per variant (drawn off the event loop)."""
+        return (await self.rating_picture(guild_id, user_id, rows, name)).png
+
+    async def rating_picture(
+        self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
+    ) -> RatingChart:
+        """The rating history chart with its alt text, in the server's board theme."""
         series: dict[str, list[tuple[float, float]]] = {}
         for stats in rows:
             variant = None if stats.variant == OVERALL else stats.variant
             history = await self.db.rating_history(guild_id, user_id, variant, limit=CHART_POINTS)
             series[variant_name(stats.variant)] = [(p.at, p.rating) for p in history]
-        return await self.table.draw(
-            partial(render_rating_chart, series, title=f"Rating history: {name}")
+        theme = await server_theme(self.db, guild_id)
+        png = await self.table.draw(
+            partial(render_rating_chart, series, title=f"Rating history: {name}", theme=theme)
         )
+        return RatingChart(png, rating_chart_alt(name, series))
 
     async def history(self, guild_id: int, user_id: int) -> list[Game]:
         """The player's most recent finished games, newest first."""

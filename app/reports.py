@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from ai.pool import AIPool, PoolError, ReviewDecision
-from ai.report import PlayerReview, Verdict, game_breaks, review_player, win_series
+from ai.report import (
+    PlayerReview,
+    Verdict,
+    game_breaks,
+    mistake_points,
+    review_player,
+    win_series,
+)
 from ai.types import STRONGEST, RankedPlay
 from app.computer import match_context
 from app.errors import NoGameHere, Refusal
@@ -24,7 +31,7 @@ from app.table import GameTable
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
-from render.chart import render_win_chart
+from render.chart import Mark, render_win_chart
 from render.game_scene import chain_text, roll_text
 from render.replay import MAX_BYTES, render_replay_json
 from storage import Game, Storage
@@ -48,6 +55,7 @@ __all__ = [
     "decision_line",
     "hint_lines",
     "review_text",
+    "win_chart_alt",
 ]
 
 log = logging.getLogger(__name__)
@@ -140,8 +148,10 @@ class Review:
     game: Game
     names: tuple[str, str]
     reviews: tuple[PlayerReview, PlayerReview]
-    #: PNG: the first player's winning chances along the game.
+    #: PNG: the first player's winning chances along the game, the listed mistakes marked.
     chart: bytes
+    #: The chart's alt text (what a screen reader says for it): its key facts in words.
+    chart_alt: str = ""
 
 
 # --- the service ------------------------------------------------------------------------------
@@ -266,6 +276,14 @@ class Reports:
             raise ReviewFailed(found, exc) from exc
         names = state.players
         series = win_series(verdicts, 0)
+        reviews = (review_player(verdicts, 0), review_player(verdicts, 1))
+        unit = state.rules.score_unit
+        f = equity_format(unit)
+        marks = [
+            Mark(i, v.seat, f"−{v.lost:{f}} {UNIT_SHORT.get(unit, unit)}")
+            for i, v in mistake_points(verdicts, reviews)
+        ]
+        theme = await server_theme(self.db, found.guild_id)
         png = await self.table.draw(
             partial(
                 render_win_chart,
@@ -273,10 +291,13 @@ class Reports:
                 title=f"Game #{found.id}: winning chances of {names[0]}",
                 label=names[0],
                 breaks=game_breaks(verdicts),
+                marks=marks,
+                players=names,
+                theme=theme,
             ),
         )
-        reviews = (review_player(verdicts, 0), review_player(verdicts, 1))
-        return Review(found, names, reviews, png)
+        alt = win_chart_alt(found.id, names, series, marks, unit)
+        return Review(found, names, reviews, png, alt)
 
     async def _verdicts(self, final: GameState, decisions: list[Decision]) -> list[Verdict]:
         """Judge every play in the worker pool, one at a time: games in progress keep their
@@ -350,6 +371,39 @@ def equity_format(unit: str) -> str:
     """How equities of a variant scored in ``unit`` are written: points to three decimals,
     pips (the Pin games) to one: a pip is a thousandth of nothing there."""
     return ".1f" if unit == "pip" else ".3f"
+
+
+#: Units as the chart's mistake notes write them, short to stay out of the curve's way.
+UNIT_SHORT = {"point": "pt", "pip": "pips"}
+#: Discord's longest attachment description.
+ALT_LIMIT = 1024
+
+
+def win_chart_alt(
+    number: int, names: tuple[str, str], series: list[float], marks: list[Mark], unit: str
+) -> str:
+    """The review chart in words: what is plotted, where it starts, ends and turns, and each
+    marked mistake with its move and the equity lost (in the variant's ``unit``)."""
+    head = f"Line chart of {names[0]}'s winning chance in game #{number}"
+    if not series:
+        return head + ": no moves to show."
+    low = min(range(len(series)), key=lambda i: series[i])
+    high = max(range(len(series)), key=lambda i: series[i])
+    parts = [
+        f"{head}, move by move over {len(series)} moves (both players' moves, x axis; "
+        f"winning chance in %, y axis): starts at {series[0]:.0%}, ends at {series[-1]:.0%}; "
+        f"lowest {series[low]:.0%} at move {low + 1}, highest {series[high]:.0%} at move "
+        f"{high + 1}."
+    ]
+    for seat in (0, 1):
+        mine = [m for m in marks if m.seat == seat]
+        if mine:
+            listed = ", ".join(f"move {m.index + 1} ({m.note})" for m in mine)
+            parts.append(f"{names[seat]}'s biggest mistakes ({unit}s lost): {listed}.")
+    if not marks:
+        parts.append("No mistakes marked.")
+    out = " ".join(parts)
+    return out if len(out) <= ALT_LIMIT else out[: ALT_LIMIT - 1] + "…"
 
 
 def hint_lines(ranked: list[RankedPlay], unit: str = "point") -> str:

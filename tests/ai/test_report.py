@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ai.report import Verdict, game_breaks, review_player, win_series
+from ai.report import Verdict, game_breaks, mistake_points, review_player, win_series
 
 
 def verdict(
@@ -58,3 +58,20 @@ def test_win_series_is_the_first_players_chances_with_game_breaks() -> None:
     assert win_series(verdicts) == pytest.approx([0.6, 0.3, 0.8])
     assert win_series(verdicts, 1) == pytest.approx([0.4, 0.7, 0.2])
     assert game_breaks(verdicts) == [2]
+
+
+def test_mistake_points_are_the_listed_mistakes_at_their_series_index() -> None:
+    same = verdict(0, 0.1, n=1)
+    verdicts = [
+        same,
+        verdict(1, 0.5, win=None, n=2),  # not in the series: not placed, and shifts nothing
+        verdict(1, 0.3, n=3),
+        verdict(0, 0.0, n=4),  # the best play: no mistake
+        verdict(0, 0.1, n=1),  # judged exactly like the first, yet another play
+        verdict(0, 0.2, choices=1, n=5),  # forced: never a mistake
+    ]
+    reviews = [review_player(verdicts, 0), review_player(verdicts, 1)]
+    points = mistake_points(verdicts, reviews)
+    assert [(i, v.seat) for i, v in points] == [(0, 0), (1, 1), (3, 0)]
+    assert points[0][1] is same
+    assert mistake_points(verdicts, []) == []

@@ -175,3 +175,23 @@ async def test_one_reminder_then_one_claim_notice_per_idle_period(
     [notice] = await due(reminders)
     assert notice.claim and notice.waiting_user == waiting
     assert await due(reminders) == []
+
+
+def test_the_rating_charts_alt_text_gives_its_key_facts() -> None:
+    from app.league import ALT_LIMIT, rating_chart_alt
+
+    day = 86400.0
+    t0 = 1_700_000_000.0  # 14 Nov 2023
+    series = {
+        "Overall": [(t0, 1500.0), (t0 + day, 1480.4), (t0 + 30 * day, 1562.0)],
+        "Backgammon": [(t0, 1500.0)],
+        "Pin": [],
+    }
+    alt = rating_chart_alt("alice", series)
+    assert alt.startswith("Line chart of alice's rating (y axis) by date (x axis, UTC).")
+    assert "Overall: 1500 to 1562 over the last 3 games (14 Nov 2023 to 14 Dec 2023)" in alt
+    assert "lowest 1480, highest 1562" in alt
+    assert "Backgammon: 1500 to 1500 over the last 1 game " in alt and "Pin" not in alt
+    assert "No rated games yet." in rating_chart_alt("bob", {})
+    long = {f"variant {i} " * 10: [(t0, 1500.0)] for i in range(30)}
+    assert len(rating_chart_alt("x", long)) <= ALT_LIMIT

@@ -89,3 +89,21 @@ def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
     assert "24.1 pips in total" in pips and "(−12.3)" in pips
     points = review_text(PlayerReview(0, 4, 0, 0.2, (), None), "point")
     assert "error rate 50.0" in points and "0.200 points in total" in points
+
+
+def test_the_review_charts_alt_text_gives_its_key_facts() -> None:
+    from app.reports import ALT_LIMIT, win_chart_alt
+    from render.chart import Mark
+
+    series = [0.5, 0.4, 0.2, 0.7, 0.9]
+    marks = [Mark(2, 0, "−0.142 pt"), Mark(3, 1, "−0.050 pt")]
+    alt = win_chart_alt(7, ("alice", "bob"), series, marks, "point")
+    assert "alice's winning chance in game #7" in alt and "5 moves" in alt
+    assert "starts at 50%, ends at 90%" in alt and "lowest 20% at move 3" in alt
+    assert "alice's biggest mistakes (points lost): move 3 (−0.142 pt)" in alt
+    assert "bob's biggest mistakes (points lost): move 4 (−0.050 pt)" in alt
+    clean = win_chart_alt(7, ("alice", "bob"), series, [], "pip")
+    assert "No mistakes marked." in clean and "mistakes (" not in clean
+    assert "no moves" in win_chart_alt(7, ("alice", "bob"), [], [], "point")
+    many = [Mark(i % 5, i % 2, "−1.0 pips" * 20) for i in range(40)]
+    assert len(win_chart_alt(7, ("a" * 90, "b"), series, many, "pip")) <= ALT_LIMIT

@@ -9,6 +9,7 @@ from PIL import Image
 
 from cogs.client import BackgammonBot
 from engine.game import GameState
+from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH
 from render.replay import replay_states
 from tests.fake_discord import FakeDiscord
 
@@ -143,7 +144,7 @@ async def test_review_after_a_game_against_the_computer(
     chart = posted.attachments[0]
     assert chart.filename == f"chances-{game.id}.png"
     image = Image.open(io.BytesIO(chart.data))
-    assert image.format == "PNG" and image.size == (800, 400)
+    assert image.format == "PNG" and image.size == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
     # An active game is not reviewed.
     again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
     await again.wait_initial(TIMEOUT)

@@ -15,6 +15,7 @@ from cogs.league import League
 from cogs.looks import theme_label
 from engine.game import GameState
 from league import glicko2
+from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH
 from storage import ImportedGame, MatchResult
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import Callback, InteractionHandle
@@ -192,7 +193,7 @@ async def test_stats_embed_and_rating_chart(
     assert [f.filename for f in mine.files] == ["rating.png"]
     chart = Image.open(io.BytesIO(mine.files[0].data))
     chart.load()
-    assert chart.format == "PNG" and chart.size == (800, 400)
+    assert chart.format == "PNG" and chart.size == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
 
     theirs = embed_of(await answer(await fake.slash(alice, table.channel, "stats", user=bob)))
     assert "bob" in theirs["title"]

@@ -276,10 +276,11 @@ class League(commands.Cog):
             return
         # The rating histories and the chart can take a while on a busy bot: answer first.
         await interaction.response.defer(thinking=True)
-        png = await self.league.rating_chart(interaction.guild_id, target.id, rows, name)
+        chart = await self.league.rating_picture(interaction.guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
         await interaction.followup.send(
-            embed=embed, file=discord.File(io.BytesIO(png), filename=CHART_FILE)
+            embed=embed,
+            file=discord.File(io.BytesIO(chart.png), filename=CHART_FILE, description=chart.alt),
         )
 
     # --- history and records ------------------------------------------------------------------

@@ -53,7 +53,9 @@ def review_message(done: Review) -> tuple[discord.Embed, discord.File]:
             inline=False,
         )
     embed.set_image(url=f"attachment://{CHART_FILE.format(id=found.id)}")
-    file = discord.File(io.BytesIO(done.chart), filename=CHART_FILE.format(id=found.id))
+    file = discord.File(
+        io.BytesIO(done.chart), filename=CHART_FILE.format(id=found.id), description=done.chart_alt
+    )
     return embed, file
 
 

@@ -14,9 +14,11 @@ from urllib.parse import urlsplit
 
 # Shards is re-exported: the client reads which shards it runs without importing storage.
 from storage import Shards as Shards
+
+# One default for the bot and for `python -m storage backup`.
+from storage.backup import DEFAULT_DATABASE_PATH as DEFAULT_DATABASE_PATH
 from storage.postgres import is_postgres_url
 
-DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 

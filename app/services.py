@@ -20,6 +20,7 @@ from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
 from app.league import League, Reminders
+from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
 from app.reports import Reports
 from app.settings import Preferences, ServerSettings
@@ -99,7 +100,16 @@ async def open_services(config: Config, computer_user: Callable[[], int]) -> Ser
         await render_pool.close()
         await db.close()
         raise
-    return build_services(db, table, render_pool, ai_pool, computer_user, config.shards)
+    return build_services(
+        db,
+        table,
+        render_pool,
+        ai_pool,
+        computer_user,
+        config.shards,
+        report_rate=config.report_limit,
+        hint_rate=config.hint_limit,
+    )
 
 
 def build_services(
@@ -109,6 +119,9 @@ def build_services(
     ai_pool: AIPool,
     computer_user: Callable[[], int],
     shards: Shards | None,
+    *,
+    report_rate: Rate = DEFAULT_REPORT_RATE,
+    hint_rate: Rate = DEFAULT_HINT_RATE,
 ) -> Services:
     """The use cases on an open database, table and pools."""
 
@@ -127,5 +140,5 @@ def build_services(
         reminders=Reminders(db, table, clock),
         server_settings=ServerSettings(db),
         preferences=Preferences(db, time.time),
-        reports=Reports(db, table, ai_pool),
+        reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
     )

@@ -67,7 +67,7 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.replay_job(interaction.guild_id, game)
+        job = await self.reports.replay_job(interaction.guild_id, game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         gif = await self.reports.replay(job)
         found = job.game
@@ -106,7 +106,7 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.review_job(interaction.guild_id, game)
+        job = await self.reports.review_job(interaction.guild_id, game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         done = await self.reports.review(job)
         found, names = done.game, done.names

@@ -66,6 +66,14 @@ class Services:
         database shared by every process, ``spacing`` seconds after the previous one)."""
         return await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=spacing)
 
+    async def synced_commands(self, scope: str) -> str | None:
+        """The hash of the commands last synced to Discord in ``scope`` (None: never)."""
+        return await self.db.get_bot_state(f"commands:{scope}")
+
+    async def commands_synced(self, scope: str, digest: str) -> None:
+        """Remember that the commands hashing to ``digest`` are synced in ``scope``."""
+        await self.db.set_bot_state(f"commands:{scope}", digest, now=time.time())
+
     async def close(self) -> None:
         """Stop the computer's turns and every worker, then close the database (never raises
         for a pool's sake)."""

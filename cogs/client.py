@@ -6,6 +6,8 @@ health file. :func:`bot_class` picks the unsharded or the sharded client for a c
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 from typing import Any
@@ -210,16 +212,38 @@ class BackgammonBot(commands.Bot):
                 self._max_concurrency = 1
         return self._max_concurrency
 
+    def command_payload_hash(self, guild: discord.abc.Snowflake | None) -> str:
+        """A hash of exactly what ``tree.sync(guild=guild)`` would send (the same commands, in
+        the same form); the order of the commands does not matter."""
+        payload = [
+            command.to_dict(self.tree) for command in self.tree._get_all_commands(guild=guild)
+        ]
+        text = json.dumps(
+            sorted(payload, key=lambda c: (str(c.get("type")), str(c.get("name")))),
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
     async def sync_commands(self) -> None:
+        """Sync the slash commands, unless exactly these were synced to the same place by an
+        earlier start (a sync at every start counts against Discord's daily limit on command
+        changes, and a global one makes the commands flicker for users)."""
         guild = discord.Object(id=self.config.guild_id) if self.config.guild_id else None
+        where = f"to guild {self.config.guild_id}" if guild else "globally"
+        if guild is not None:
+            # A guild sync shows up at once; a global one can take a while to propagate.
+            self.tree.copy_global_to(guild=guild)
+        digest = self.command_payload_hash(guild)
+        # Per application: another bot's token on the same database has its own commands.
+        scope = f"{self.application_id}:{self.config.guild_id or 'global'}"
+        if await self.services.synced_commands(scope) == digest:
+            log.info("commands unchanged since the last sync %s: not syncing", where)
+            return
         try:
-            if guild is not None:
-                # A guild sync shows up at once; a global one can take a while to propagate.
-                self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
         except discord.HTTPException as exc:
             # Commands synced earlier keep working, so report and carry on.
-            where = f"to guild {self.config.guild_id}" if guild else "globally"
             log.error(
                 "could not sync commands %s: %s (was the bot invited with the "
                 "applications.commands scope?)",
@@ -227,7 +251,7 @@ class BackgammonBot(commands.Bot):
                 exc,
             )
             return
-        where = f"to guild {self.config.guild_id}" if guild else "globally"
+        await self.services.commands_synced(scope, digest)
         log.info("synced %d commands %s", len(synced), where)
 
 

@@ -19,6 +19,7 @@ import health
 from app.config import Config, Shards
 from app.services import Services, open_services
 from cogs.boundary import ErrorBoundaryTree, tell_user
+from cogs.custom_ids import STALE_BUTTON
 
 log = logging.getLogger("backgammon")
 
@@ -101,11 +102,7 @@ class BackgammonBot(commands.Bot):
         if not isinstance(custom_id, str) or self._component_handled(interaction, custom_id):
             return
         log.info("no handler for component %r (user %s)", custom_id[:100], interaction.user.id)
-        await tell_user(
-            interaction,
-            "This button does not work any more (its message is too old, or the bot has "
-            "changed since). Use the command again.",
-        )
+        await tell_user(interaction, STALE_BUTTON)
 
     def _component_handled(self, interaction: discord.Interaction[Any], custom_id: str) -> bool:
         # discord.py has no public lookup; if its internals change, assume handled (no reply

@@ -8,7 +8,16 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from cogs.boundary import tell_user
 from cogs.common import guarded
+from cogs.custom_ids import (
+    CHALLENGE_TEMPLATE,
+    GAME_TEMPLATE,
+    STALE_BUTTON,
+    ChallengeClick,
+    GameClick,
+    decode_custom_id,
+)
 
 
 class _GameActions(Protocol):
@@ -29,7 +38,7 @@ def _games_cog(interaction: discord.Interaction[Any]) -> _GameActions:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>roll|double|take|pass|rsyes|rsno):(?P<game>\d+):(?P<version>\d+)",
+    template=GAME_TEMPLATE,
 ):
     """The buttons under a board. ``rsyes`` and ``rsno`` accept or reject an offer to resign."""
 
@@ -50,25 +59,34 @@ class GameButton(
         "rsno": discord.ButtonStyle.secondary,
     }
 
-    def __init__(self, action: str, game_id: int, version: int) -> None:
+    def __init__(self, action: str, game_id: int, version: int, *, unusable: str = "") -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action],
-                style=self.STYLES[action],
-                custom_id=f"bg:{action}:{game_id}:{version}",
+                label=self.LABELS.get(action, "?"),
+                style=self.STYLES.get(action, discord.ButtonStyle.secondary),
+                custom_id=unusable or f"bg:{action}:{game_id}:{version}",
             )
         )
         self.action = action
         self.game_id = game_id
         self.version = version
+        #: The click cannot name a game (a forged id): answered as a stale button.
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> GameButton:
-        return cls(match["action"], int(match["game"]), int(match["version"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, GameClick):
+            # Never raise here: discord.py would drop the click unanswered.
+            return cls(match["action"], 0, 0, unusable=match.string)
+        return cls(click.action, click.game_id, click.version)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction, cog.button_action(interaction, self.action, self.game_id, self.version)
@@ -77,30 +95,37 @@ class GameButton(
 
 class ChallengeButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>accept|decline):(?P<challenge>\d+)",
+    template=CHALLENGE_TEMPLATE,
 ):
     """Accept and Decline under a challenge."""
 
-    def __init__(self, action: str, challenge_id: int) -> None:
+    def __init__(self, action: str, challenge_id: int, *, unusable: str = "") -> None:
         super().__init__(
             discord.ui.Button(
                 label=action.capitalize(),
                 style=discord.ButtonStyle.success
                 if action == "accept"
                 else discord.ButtonStyle.secondary,
-                custom_id=f"bg:{action}:{challenge_id}",
+                custom_id=unusable or f"bg:{action}:{challenge_id}",
             )
         )
         self.action = action
         self.challenge_id = challenge_id
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ChallengeButton:
-        return cls(match["action"], int(match["challenge"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, ChallengeClick):
+            return cls(match["action"], 0, unusable=match.string)
+        return cls(click.action, click.challenge_id)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction,

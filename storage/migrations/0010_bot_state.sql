@@ -1,5 +1,5 @@
--- 0008: small facts the bot keeps about itself between starts, one row per key. Twin:
--- postgresql/0008_bot_state.sql. First use: the hash of the slash commands last synced to
+-- 0010: small facts the bot keeps about itself between starts, one row per key. Twin:
+-- postgresql/0010_bot_state.sql. First use: the hash of the slash commands last synced to
 -- Discord per application and scope (key "commands:<application id>:<global|guild id>"), so
 -- that a start with unchanged commands does not sync them again.
 

@@ -1,5 +1,5 @@
--- 0008: small facts the bot keeps about itself between starts, one row per key. Twin of
--- ../0008_bot_state.sql (see there).
+-- 0010: small facts the bot keeps about itself between starts, one row per key. Twin of
+-- ../0010_bot_state.sql (see there).
 
 CREATE TABLE bot_state (
     key        TEXT PRIMARY KEY CHECK (key <> ''),

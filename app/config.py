@@ -12,11 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
+
 # Shards is re-exported: the client reads which shards it runs without importing storage.
 from storage import Shards as Shards
+
+# One default for the bot and for `python -m storage backup`.
+from storage.backup import DEFAULT_DATABASE_PATH as DEFAULT_DATABASE_PATH
 from storage.postgres import is_postgres_url
 
-DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -84,6 +88,10 @@ class Config:
     health_file: Path | None = None
     #: Where the repository's docs/ folder is published (for /rules links); None = not linked.
     docs_url: str | None = None
+    #: Most /replay and /review requests of one user in a window of seconds.
+    report_limit: Rate = DEFAULT_REPORT_RATE
+    #: Most /hint requests of one user in a window of seconds.
+    hint_limit: Rate = DEFAULT_HINT_RATE
 
 
 def _optional(environ: Mapping[str, str], name: str) -> str | None:
@@ -192,6 +200,19 @@ def _check_gateway_url(value: str) -> str:
     return value
 
 
+def _check_rate(environ: Mapping[str, str], name: str, default: Rate) -> Rate:
+    raw = _optional(environ, name)
+    if raw is None:
+        return default
+    try:
+        return Rate.parse(raw)
+    except ValueError:
+        raise ConfigError(
+            f"{name} {raw!r} is invalid: expected COUNT/SECONDS (e.g. {default}: at most "
+            f"{default.count} requests per user in {default.seconds:g} seconds)"
+        ) from None
+
+
 def load_config(environ: Mapping[str, str]) -> Config:
     """Build and validate the configuration from environment variables."""
     token = environ.get("DISCORD_TOKEN")
@@ -282,4 +303,6 @@ def load_config(environ: Mapping[str, str]) -> Config:
         startup_timeout=startup_timeout,
         health_file=health_file,
         docs_url=docs_url,
+        report_limit=_check_rate(environ, "REPORT_LIMIT", DEFAULT_REPORT_RATE),
+        hint_limit=_check_rate(environ, "HINT_LIMIT", DEFAULT_HINT_RATE),
     )

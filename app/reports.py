@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
 from ai.pool import AIPool, PoolError, ReviewDecision
+from ai.pool import PoolBusy as AIPoolBusy
 from ai.report import (
     PlayerReview,
     Verdict,
@@ -25,6 +28,7 @@ from ai.report import (
 from ai.types import STRONGEST, RankedPlay
 from app.computer import match_context
 from app.errors import NoGameHere, Refusal
+from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Busy, Rate, RateLimited, RateLimiter
 from app.records import GameRecords, NoSuchGame, state_or_none
 from app.settings import server_theme
 from app.table import GameTable
@@ -35,10 +39,11 @@ from render.chart import Mark, render_win_chart
 from render.game_scene import chain_text, roll_text
 from render.replay import MAX_BYTES, render_replay_json
 from storage import Game, Storage
-from workers import WorkerError, WorkerPool
+from workers import PoolBusy, WorkerError, WorkerPool
 
 __all__ = [
     "CUBE_ADVICE",
+    "Busy",
     "GameInProgress",
     "HintsOff",
     "NoGameHere",
@@ -48,6 +53,7 @@ __all__ = [
     "NothingToReplay",
     "NothingToReview",
     "PlayerReview",
+    "RateLimited",
     "ReplayFailed",
     "Reports",
     "Review",
@@ -71,6 +77,11 @@ HINTS_REFUSED = (
     "between people when both agreed at the challenge (`/challenge ... hints:true`, which "
     "makes the game unrated)."
 )
+#: Replays waiting for the reports' worker, all users together; one more is refused as busy
+#: (each takes seconds, so a longer queue would only make everyone wait longer).
+REPLAY_QUEUE = 4
+#: How long a replay waits for a place in that queue before it is refused.
+REPLAY_QUEUE_WAIT = 2.0
 HINT_BUSY = "The computer is too busy to give a hint right now; try again in a moment."
 
 #: bgsage's cube verdict as advice to the player about to roll.
@@ -160,25 +171,48 @@ class Review:
 class Reports:
     """Replays, hints and reviews of one bot's games."""
 
-    def __init__(self, db: Storage, table: GameTable, pool: AIPool) -> None:
+    def __init__(
+        self,
+        db: Storage,
+        table: GameTable,
+        pool: AIPool,
+        *,
+        report_rate: Rate = DEFAULT_REPORT_RATE,
+        hint_rate: Rate = DEFAULT_HINT_RATE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.db = db
         self.table = table
         self.pool = pool
         self.games = GameRecords(db)
         #: One worker for long renders (replays), started at the first: a minute of drawing
         #: there does not slow the games being played meanwhile, and it dies with the bot.
-        self.renderer = WorkerPool(1, name="reports", niceness=REPORT_NICENESS, autostart=True)
+        self.renderer = WorkerPool(
+            1,
+            name="reports",
+            niceness=REPORT_NICENESS,
+            autostart=True,
+            queue_size=REPLAY_QUEUE,
+        )
+        #: Per user, checked before any work starts (replays and reviews share one budget).
+        self.report_limit = RateLimiter(report_rate, "replays and reviews", clock)
+        self.hint_limit = RateLimiter(hint_rate, "hints", clock)
 
     async def close(self) -> None:
         await self.renderer.close()
 
     # --- replays ------------------------------------------------------------------------------
 
-    async def replay_job(self, guild_id: int | None, number: int) -> Job:
+    async def replay_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
+        """Check that the game can be replayed for ``user_id`` now (raises
+        :class:`RateLimited` or :class:`Busy` rather than queue more work)."""
         found = await self.games.on_server(guild_id, number)
         state = state_or_none(found)
         if state is None or not state.record:
             raise NothingToReplay(found)
+        if self.renderer.queued >= REPLAY_QUEUE:
+            raise Busy()
+        self.report_limit.take(user_id)
         return Job(found, state)
 
     async def replay(self, job: Job) -> bytes:
@@ -187,8 +221,15 @@ class Reports:
         theme = await server_theme(self.db, found.guild_id)
         try:
             gif: bytes = await self.renderer.run(
-                render_replay_json, found.state_json, MAX_BYTES, theme, urgent=False
+                render_replay_json,
+                found.state_json,
+                MAX_BYTES,
+                theme,
+                urgent=False,
+                wait=REPLAY_QUEUE_WAIT,
             )
+        except PoolBusy:
+            raise Busy() from None
         except WorkerError as exc:  # the record could not be replayed, or its worker failed
             log.warning("replay of game %s failed: %s", found.id, exc)
             raise ReplayFailed(found, exc) from exc
@@ -209,6 +250,7 @@ class Reports:
         state = self.table.state_of(game)
         if state.mover != seat:
             raise NotYourTurn()
+        self.hint_limit.take(user_id)
         return HintJob(game, state, seat)
 
     async def hint(self, job: HintJob) -> str:
@@ -255,13 +297,14 @@ class Reports:
 
     # --- reviews ------------------------------------------------------------------------------
 
-    async def review_job(self, guild_id: int | None, number: int) -> Job:
+    async def review_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
         found = await self.games.on_server(guild_id, number)
         state = state_or_none(found)
         if found.status == "active":
             raise GameInProgress(found)
         if state is None or not state.record:
             raise NothingToReview(found)
+        self.report_limit.take(user_id)
         return Job(found, state)
 
     async def review(self, job: Job) -> Review:
@@ -271,6 +314,8 @@ class Reports:
         try:
             decisions = await loop.run_in_executor(None, replay, state)
             verdicts = await self._verdicts(state, decisions)
+        except AIPoolBusy:
+            raise Busy() from None
         except (EngineError, PoolError) as exc:
             log.warning("review of game %s failed: %s", found.id, exc)
             raise ReviewFailed(found, exc) from exc

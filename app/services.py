@@ -20,6 +20,7 @@ from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
 from app.league import League, Reminders
+from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
 from app.reports import Reports
 from app.settings import Preferences, ServerSettings
@@ -65,6 +66,14 @@ class Services:
         database shared by every process, ``spacing`` seconds after the previous one)."""
         return await self.db.reserve_identify_slot(bucket, now=time.time(), spacing=spacing)
 
+    async def synced_commands(self, scope: str) -> str | None:
+        """The hash of the commands last synced to Discord in ``scope`` (None: never)."""
+        return await self.db.get_bot_state(f"commands:{scope}")
+
+    async def commands_synced(self, scope: str, digest: str) -> None:
+        """Remember that the commands hashing to ``digest`` are synced in ``scope``."""
+        await self.db.set_bot_state(f"commands:{scope}", digest, now=time.time())
+
     async def close(self) -> None:
         """Stop the computer's turns and every worker, then close the database (never raises
         for a pool's sake)."""
@@ -99,7 +108,16 @@ async def open_services(config: Config, computer_user: Callable[[], int]) -> Ser
         await render_pool.close()
         await db.close()
         raise
-    return build_services(db, table, render_pool, ai_pool, computer_user, config.shards)
+    return build_services(
+        db,
+        table,
+        render_pool,
+        ai_pool,
+        computer_user,
+        config.shards,
+        report_rate=config.report_limit,
+        hint_rate=config.hint_limit,
+    )
 
 
 def build_services(
@@ -109,6 +127,9 @@ def build_services(
     ai_pool: AIPool,
     computer_user: Callable[[], int],
     shards: Shards | None,
+    *,
+    report_rate: Rate = DEFAULT_REPORT_RATE,
+    hint_rate: Rate = DEFAULT_HINT_RATE,
 ) -> Services:
     """The use cases on an open database, table and pools."""
 
@@ -127,5 +148,5 @@ def build_services(
         reminders=Reminders(db, table, clock),
         server_settings=ServerSettings(db),
         preferences=Preferences(db, time.time),
-        reports=Reports(db, table, ai_pool),
+        reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
     )

@@ -6,6 +6,8 @@ health file. :func:`bot_class` picks the unsharded or the sharded client for a c
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 from typing import Any
@@ -17,6 +19,7 @@ import health
 from app.config import Config, Shards
 from app.services import Services, open_services
 from cogs.boundary import ErrorBoundaryTree, tell_user
+from cogs.custom_ids import STALE_BUTTON
 
 log = logging.getLogger("backgammon")
 
@@ -99,11 +102,7 @@ class BackgammonBot(commands.Bot):
         if not isinstance(custom_id, str) or self._component_handled(interaction, custom_id):
             return
         log.info("no handler for component %r (user %s)", custom_id[:100], interaction.user.id)
-        await tell_user(
-            interaction,
-            "This button does not work any more (its message is too old, or the bot has "
-            "changed since). Use the command again.",
-        )
+        await tell_user(interaction, STALE_BUTTON)
 
     def _component_handled(self, interaction: discord.Interaction[Any], custom_id: str) -> bool:
         # discord.py has no public lookup; if its internals change, assume handled (no reply
@@ -210,16 +209,38 @@ class BackgammonBot(commands.Bot):
                 self._max_concurrency = 1
         return self._max_concurrency
 
+    def command_payload_hash(self, guild: discord.abc.Snowflake | None) -> str:
+        """A hash of exactly what ``tree.sync(guild=guild)`` would send (the same commands, in
+        the same form); the order of the commands does not matter."""
+        payload = [
+            command.to_dict(self.tree) for command in self.tree._get_all_commands(guild=guild)
+        ]
+        text = json.dumps(
+            sorted(payload, key=lambda c: (str(c.get("type")), str(c.get("name")))),
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
     async def sync_commands(self) -> None:
+        """Sync the slash commands, unless exactly these were synced to the same place by an
+        earlier start (a sync at every start counts against Discord's daily limit on command
+        changes, and a global one makes the commands flicker for users)."""
         guild = discord.Object(id=self.config.guild_id) if self.config.guild_id else None
+        where = f"to guild {self.config.guild_id}" if guild else "globally"
+        if guild is not None:
+            # A guild sync shows up at once; a global one can take a while to propagate.
+            self.tree.copy_global_to(guild=guild)
+        digest = self.command_payload_hash(guild)
+        # Per application: another bot's token on the same database has its own commands.
+        scope = f"{self.application_id}:{self.config.guild_id or 'global'}"
+        if await self.services.synced_commands(scope) == digest:
+            log.info("commands unchanged since the last sync %s: not syncing", where)
+            return
         try:
-            if guild is not None:
-                # A guild sync shows up at once; a global one can take a while to propagate.
-                self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
         except discord.HTTPException as exc:
             # Commands synced earlier keep working, so report and carry on.
-            where = f"to guild {self.config.guild_id}" if guild else "globally"
             log.error(
                 "could not sync commands %s: %s (was the bot invited with the "
                 "applications.commands scope?)",
@@ -227,7 +248,7 @@ class BackgammonBot(commands.Bot):
                 exc,
             )
             return
-        where = f"to guild {self.config.guild_id}" if guild else "globally"
+        await self.services.commands_synced(scope, digest)
         log.info("synced %d commands %s", len(synced), where)
 
 

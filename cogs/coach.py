@@ -49,7 +49,7 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.replay_job(interaction.guild_id, game)
+        job = await self.reports.replay_job(interaction.guild_id, game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         gif = await self.reports.replay(job)
         text, file = replay_message(job, gif)
@@ -84,7 +84,7 @@ class Coach(commands.Cog):
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.review_job(interaction.guild_id, game)
+        job = await self.reports.review_job(interaction.guild_id, game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         done = await self.reports.review(job)
         embed, file = review_message(done)

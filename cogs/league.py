@@ -32,7 +32,9 @@ from app.records import duration, game_outcome_for, rating_changes, rating_text,
 from app.services import Services
 from app.settings import GuildSettings
 from cogs.boards import Boards
+from cogs.boundary import tell_user
 from cogs.common import game_choices, guarded, mention, send_committed
+from cogs.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
 from cogs.looks import ServerTheme, known_theme, theme_label
 from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
 from cogs.report_messages import record_message
@@ -114,32 +116,48 @@ def notice_text(notice: Notice) -> str:
 
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"lb:(?P<guild>\d+):(?P<board>[a-z][a-z-]*):(?P<page>\d+)",
+    template=PAGE_TEMPLATE,
 ):
     """Prev / Next under a leaderboard; persistent across restarts (everything in custom_id)."""
 
     def __init__(
-        self, guild_id: int, board: str, page: int, label: str = "Page", disabled: bool = False
+        self,
+        guild_id: int,
+        board: str,
+        page: int,
+        label: str = "Page",
+        disabled: bool = False,
+        *,
+        unusable: str = "",
     ) -> None:
         super().__init__(
             discord.ui.Button(
                 label=label,
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"lb:{guild_id}:{board}:{page}",
+                custom_id=unusable or f"lb:{guild_id}:{board}:{page}",
                 disabled=disabled,
             )
         )
         self.guild_id = guild_id
         self.board = board
         self.page = page
+        #: The id cannot name a page (a forged one): answered as a stale button.
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> LeaderboardButton:
-        return cls(int(match["guild"]), match["board"], int(match["page"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, PageClick):
+            # Never raise here: discord.py would drop the click unanswered.
+            return cls(0, "overall", 0, unusable=match.string)
+        return cls(click.guild_id, click.board, click.page)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = interaction.client.get_cog("League")
         assert isinstance(cog, League)
         await guarded(interaction, cog.turn_page(interaction, self.guild_id, self.board, self.page))

@@ -13,7 +13,7 @@ Clocks are injected: every method that stores or compares a time takes ``now`` (
 
 from __future__ import annotations
 
-from storage.checks import check_count, check_time
+from storage.checks import check_count, check_text, check_time
 from storage.core import StorageCore, Tx, UniqueViolation
 from storage.repos.challenges import ChallengeRepository
 from storage.repos.game_upkeep import GameUpkeepRepository
@@ -60,3 +60,24 @@ class Storage(
                 (bucket, now, spacing, spacing),
             )
         return float(rows[0][0])
+
+    # ------------------------------------------------------------------ bot state
+
+    async def get_bot_state(self, key: str) -> str | None:
+        """The value last stored under ``key`` by :meth:`set_bot_state`, or None."""
+        key = check_text("key", key)
+        row = await self._fetch_by_key("SELECT value FROM bot_state WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    async def set_bot_state(self, key: str, value: str, *, now: float) -> None:
+        """Store ``value`` under ``key`` (replacing any earlier value)."""
+        key = check_text("key", key)
+        value = check_text("value", value, allow_empty=True)
+        now = check_time("now", now)
+        async with self._write() as tx:
+            await tx.execute(
+                "INSERT INTO bot_state (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (key, value, now),
+            )

@@ -85,11 +85,11 @@ async def _play(variant: str, computer: bool, seed: int) -> dict[str, Any]:
                     actions += 1
                     for _ in range(1500):  # until the action is committed and shown
                         fresh = await db.get_game(game_id)
-                        if fresh is not None and (
+                        moved = fresh is not None and (
                             fresh.version != game.version or fresh.status != "active"
-                        ):
-                            if fresh.board_owed_version is None:
-                                break
+                        )
+                        if moved and fresh is not None and fresh.board_owed_version is None:
+                            break
                         await asyncio.sleep(0.01)
                 await asyncio.sleep(0.5)  # the last board and the result card
                 finished = await db.get_game(game_id)

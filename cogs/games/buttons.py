@@ -8,7 +8,23 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from cogs.boundary import tell_user
 from cogs.common import guarded
+from cogs.custom_ids import (
+    BUILDER_TEMPLATE,
+    CHALLENGE_TEMPLATE,
+    CONFIRM_TEMPLATE,
+    GAME_TEMPLATE,
+    RESULT_TEMPLATE,
+    STALE_BUTTON,
+    STEP_TEMPLATE,
+    BuilderClick,
+    ChallengeClick,
+    ConfirmClick,
+    GameClick,
+    ResultClick,
+    decode_custom_id,
+)
 
 
 class _GameActions(Protocol):
@@ -52,7 +68,7 @@ def _games_cog(interaction: discord.Interaction[Any]) -> _GameActions:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>roll|double|take|pass|rsyes|rsno|play):(?P<game>\d+):(?P<version>\d+)",
+    template=GAME_TEMPLATE,
 ):
     """The buttons under a board. ``rsyes`` and ``rsno`` accept or reject an offer to resign;
     ``play`` opens the move builder (only for the player to move)."""
@@ -76,25 +92,34 @@ class GameButton(
         "rsno": discord.ButtonStyle.secondary,
     }
 
-    def __init__(self, action: str, game_id: int, version: int) -> None:
+    def __init__(self, action: str, game_id: int, version: int, *, unusable: str = "") -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action],
-                style=self.STYLES[action],
-                custom_id=f"bg:{action}:{game_id}:{version}",
+                label=self.LABELS.get(action, "?"),
+                style=self.STYLES.get(action, discord.ButtonStyle.secondary),
+                custom_id=unusable or f"bg:{action}:{game_id}:{version}",
             )
         )
         self.action = action
         self.game_id = game_id
         self.version = version
+        #: The click cannot name a game (a forged id): answered as a stale button.
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> GameButton:
-        return cls(match["action"], int(match["game"]), int(match["version"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, GameClick):
+            # Never raise here: discord.py would drop the click unanswered.
+            return cls(match["action"], 0, 0, unusable=match.string)
+        return cls(click.action, click.game_id, click.version)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction, cog.button_action(interaction, self.action, self.game_id, self.version)
@@ -103,30 +128,37 @@ class GameButton(
 
 class ChallengeButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>accept|decline):(?P<challenge>\d+)",
+    template=CHALLENGE_TEMPLATE,
 ):
     """Accept and Decline under a challenge."""
 
-    def __init__(self, action: str, challenge_id: int) -> None:
+    def __init__(self, action: str, challenge_id: int, *, unusable: str = "") -> None:
         super().__init__(
             discord.ui.Button(
                 label=action.capitalize(),
                 style=discord.ButtonStyle.success
                 if action == "accept"
                 else discord.ButtonStyle.secondary,
-                custom_id=f"bg:{action}:{challenge_id}",
+                custom_id=unusable or f"bg:{action}:{challenge_id}",
             )
         )
         self.action = action
         self.challenge_id = challenge_id
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ChallengeButton:
-        return cls(match["action"], int(match["challenge"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, ChallengeClick):
+            return cls(match["action"], 0, unusable=match.string)
+        return cls(click.action, click.challenge_id)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction,
@@ -136,67 +168,83 @@ class ChallengeButton(
 
 class ResultButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:res:(?P<action>rematch|review|replay|record):(?P<game>\d+)",
+    template=RESULT_TEMPLATE,
 ):
     """The buttons of a result card: a rematch, and the game's review, replay and record
     (shown to whoever clicks, privately)."""
 
     LABELS = {"rematch": "Rematch", "review": "Review", "replay": "Replay", "record": "Record"}
 
-    def __init__(self, action: str, game_id: int) -> None:
+    def __init__(self, action: str, game_id: int, *, unusable: str = "") -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action],
+                label=self.LABELS.get(action, "?"),
                 style=discord.ButtonStyle.primary
                 if action == "rematch"
                 else discord.ButtonStyle.secondary,
-                custom_id=f"bg:res:{action}:{game_id}",
+                custom_id=unusable or f"bg:res:{action}:{game_id}",
             )
         )
         self.action = action
         self.game_id = game_id
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ResultButton:
-        return cls(match["action"], int(match["game"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, ResultClick):
+            return cls(match["action"], 0, unusable=match.string)
+        return cls(click.action, click.game_id)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(interaction, cog.result_action(interaction, self.action, self.game_id))
 
 
 class ConfirmButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:cf:(?P<action>resign|abort|cancel):(?P<game>\d+):(?P<version>\d+):(?P<level>\d)",
+    template=CONFIRM_TEMPLATE,
 ):
     """Confirm (or cancel) a resignation or an abort asked with /resign or /abort."""
 
     LABELS = {"resign": "Resign", "abort": "Abort the game", "cancel": "Cancel"}
 
-    def __init__(self, action: str, game_id: int, version: int, level: int = 0) -> None:
+    def __init__(
+        self, action: str, game_id: int, version: int, level: int = 0, *, unusable: str = ""
+    ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action],
+                label=self.LABELS.get(action, "?"),
                 style=discord.ButtonStyle.secondary
                 if action == "cancel"
                 else discord.ButtonStyle.danger,
-                custom_id=f"bg:cf:{action}:{game_id}:{version}:{level}",
+                custom_id=unusable or f"bg:cf:{action}:{game_id}:{version}:{level}",
             )
         )
         self.action = action
         self.game_id = game_id
         self.version = version
         self.level = level
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ConfirmButton:
-        return cls(match["action"], int(match["game"]), int(match["version"]), int(match["level"]))
+        click = decode_custom_id(match.string)
+        if not isinstance(click, ConfirmClick):
+            return cls(match["action"], 0, 0, unusable=match.string)
+        return cls(click.action, click.game_id, click.version, click.level)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction,
@@ -204,13 +252,9 @@ class ConfirmButton(
         )
 
 
-#: The builder's steps so far, encoded (see ``engine.builder``): letters, digits, - and _.
-_STEPS = r"(?P<steps>[A-Za-z0-9_\-]{0,60})"
-
-
 class BuilderButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:mb:(?P<action>undo|confirm|reset):(?P<game>\d+):(?P<version>\d+):" + _STEPS,
+    template=BUILDER_TEMPLATE,
 ):
     """Undo, Confirm and Start over in the move builder (a private message of the mover)."""
 
@@ -222,13 +266,20 @@ class BuilderButton(
     }
 
     def __init__(
-        self, action: str, game_id: int, version: int, steps: str, *, disabled: bool = False
+        self,
+        action: str,
+        game_id: int,
+        version: int,
+        steps: str,
+        *,
+        disabled: bool = False,
+        unusable: str = "",
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action],
-                style=self.STYLES[action],
-                custom_id=f"bg:mb:{action}:{game_id}:{version}:{steps}",
+                label=self.LABELS.get(action, "?"),
+                style=self.STYLES.get(action, discord.ButtonStyle.secondary),
+                custom_id=unusable or f"bg:mb:{action}:{game_id}:{version}:{steps}",
                 disabled=disabled,
             )
         )
@@ -236,14 +287,21 @@ class BuilderButton(
         self.game_id = game_id
         self.version = version
         self.steps = steps
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> BuilderButton:
-        return cls(match["action"], int(match["game"]), int(match["version"]), match["steps"])
+        click = decode_custom_id(match.string)
+        if not isinstance(click, BuilderClick):
+            return cls(match["action"], 0, 0, "", unusable=match.string)
+        return cls(click.action, click.game_id, click.version, click.steps)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         await guarded(
             interaction,
@@ -255,7 +313,7 @@ class BuilderButton(
 
 class BuilderSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"bg:ms:(?P<row>\d):(?P<game>\d+):(?P<version>\d+):" + _STEPS,
+    template=STEP_TEMPLATE,
 ):
     """The legal next steps of the move builder (one menu per die value)."""
 
@@ -267,10 +325,12 @@ class BuilderSelect(
         steps: str,
         options: list[discord.SelectOption] | None = None,
         placeholder: str | None = None,
+        *,
+        unusable: str = "",
     ) -> None:
         super().__init__(
             discord.ui.Select(
-                custom_id=f"bg:ms:{row}:{game_id}:{version}:{steps}",
+                custom_id=unusable or f"bg:ms:{row}:{game_id}:{version}:{steps}",
                 options=options or [discord.SelectOption(label="-", value="-")],
                 placeholder=placeholder,
             )
@@ -278,14 +338,21 @@ class BuilderSelect(
         self.game_id = game_id
         self.version = version
         self.steps = steps
+        self.unusable = bool(unusable)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> BuilderSelect:
-        return cls(int(match["row"]), int(match["game"]), int(match["version"]), match["steps"])
+        click = decode_custom_id(match.string)
+        if not isinstance(click, BuilderClick):
+            return cls(0, 0, 0, "", unusable=match.string)
+        return cls(click.row, click.game_id, click.version, click.steps)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
         cog = _games_cog(interaction)
         values = self.item.values
         await guarded(

@@ -314,11 +314,13 @@ class PlayCommands(GamesBase):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         if action == "review":
-            done = await self.reports.review(await self.reports.review_job(guild_id, game_id))
+            done = await self.reports.review(
+                await self.reports.review_job(guild_id, game_id, interaction.user.id)
+            )
             embed, file = review_message(done)
             await interaction.followup.send(embed=embed, file=file, ephemeral=True)
         elif action == "replay":
-            job = await self.reports.replay_job(guild_id, game_id)
+            job = await self.reports.replay_job(guild_id, game_id, interaction.user.id)
             text, file = replay_message(job, await self.reports.replay(job))
             await interaction.followup.send(text, file=file, ephemeral=True)
         else:

@@ -85,7 +85,8 @@ class GameRepository(RatingsRepository):
 
         ``parent_channel_id``: the game is played in a thread (``channel_id``) opened in that
         channel, where the challenge was. With ``challenge_id``, that open challenge of the
-        same channel (the parent's, for a thread) is marked accepted in the same transaction (:class:`ConflictError` if it is not open or has expired).
+        same channel (the parent's, for a thread) is marked accepted in the same transaction
+        (:class:`ConflictError` if it is not open or has expired).
         Raises :class:`ChannelBusyError` if the channel already has an active game.
         """
         check_id("guild_id", guild_id)

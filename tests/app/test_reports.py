@@ -53,11 +53,11 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
 ) -> None:
     active = await new_game(db)
     with pytest.raises(GameInProgress, match=f"Game #{active.id} is still being played"):
-        await reports.review_job(GUILD, active.id)
+        await reports.review_job(GUILD, active.id, ALICE)
     with pytest.raises(NoSuchGame):
-        await reports.review_job(GUILD + 1, active.id)
+        await reports.review_job(GUILD + 1, active.id, ALICE)
     with pytest.raises(NoSuchGame, match=r"There is no game #99 on this server\."):
-        await reports.replay_job(GUILD, 99)
+        await reports.replay_job(GUILD, 99, ALICE)
     # An imported game has no move record.
     result = MatchResult(ALICE, "single", 1)
     await db.bulk_import_finished_games(
@@ -65,10 +65,10 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
     )
     imported = (await db.recent_games(GUILD, limit=1))[0]
     with pytest.raises(NothingToReplay, match=f"Game #{imported.id} has no move record"):
-        await reports.replay_job(GUILD, imported.id)
+        await reports.replay_job(GUILD, imported.id, ALICE)
     with pytest.raises(NothingToReview):
-        await reports.review_job(GUILD, imported.id)
-    job = await reports.replay_job(GUILD, active.id)  # in progress, but it has plays to show
+        await reports.review_job(GUILD, imported.id, ALICE)
+    job = await reports.replay_job(GUILD, active.id, ALICE)  # in progress, but it has plays to show
     assert job.game.id == active.id and job.state.record
 
 

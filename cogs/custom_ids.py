@@ -1,0 +1,140 @@
+"""The custom_ids of the bot's persistent buttons: their templates (how discord.py routes a
+click to its DynamicItem) and :func:`decode_custom_id`, the one place that turns an id back
+into numbers. Ids come from Discord clients and can be forged: anything that is not exactly an
+id the bot could have made decodes to None, and the button answers that it no longer works.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Discord's limit on a custom_id.
+MAX_LENGTH = 100
+#: Ids are stored as signed 64-bit integers (SQLite, PostgreSQL BIGINT); larger ones cannot
+#: name anything.
+MAX_ID = 2**63 - 1
+#: ASCII digits only (``\d`` would take any script's digits, which ``int`` accepts too), and at
+#: most as many as MAX_ID has.
+_NUMBER = "[0-9]{1,19}"
+
+GAME_TEMPLATE = (
+    rf"bg:(?P<action>roll|double|take|pass|rsyes|rsno|play):(?P<game>{_NUMBER}):"
+    rf"(?P<version>{_NUMBER})"
+)
+RESULT_TEMPLATE = rf"bg:res:(?P<action>rematch|review|replay|record):(?P<game>{_NUMBER})"
+CONFIRM_TEMPLATE = (
+    rf"bg:cf:(?P<action>resign|abort|cancel):(?P<game>{_NUMBER}):(?P<version>{_NUMBER}):"
+    r"(?P<level>[0-3])"
+)
+#: The move builder's steps so far, as ``engine.builder.encode_steps`` writes them.
+_STEPS = r"(?P<steps>[1-6A-Ra-y]{0,8})"
+BUILDER_TEMPLATE = (
+    rf"bg:mb:(?P<action>undo|confirm|reset):(?P<game>{_NUMBER}):(?P<version>{_NUMBER}):{_STEPS}"
+)
+STEP_TEMPLATE = rf"bg:ms:(?P<row>[0-9]):(?P<game>{_NUMBER}):(?P<version>{_NUMBER}):{_STEPS}"
+CHALLENGE_TEMPLATE = rf"bg:(?P<action>accept|decline):(?P<challenge>{_NUMBER})"
+PAGE_TEMPLATE = rf"lb:(?P<guild>{_NUMBER}):(?P<board>[a-z][a-z-]{{0,39}}):(?P<page>{_NUMBER})"
+
+STALE_BUTTON = (
+    "This button does not work any more (its message is too old, or the bot has changed "
+    "since). Use the command again."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GameClick:
+    action: str
+    game_id: int
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeClick:
+    action: str
+    challenge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageClick:
+    guild_id: int
+    board: str
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResultClick:
+    action: str
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmClick:
+    action: str
+    game_id: int
+    version: int
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuilderClick:
+    """A move builder's button (``action`` undo, confirm, reset) or step menu (``action``
+    "step", ``row`` the menu)."""
+
+    action: str
+    game_id: int
+    version: int
+    steps: str
+    row: int = 0
+
+
+Click = GameClick | ChallengeClick | PageClick | ResultClick | ConfirmClick | BuilderClick
+
+_GAME = re.compile(GAME_TEMPLATE)
+_RESULT = re.compile(RESULT_TEMPLATE)
+_CONFIRM = re.compile(CONFIRM_TEMPLATE)
+_BUILDER = re.compile(BUILDER_TEMPLATE)
+_STEP = re.compile(STEP_TEMPLATE)
+_CHALLENGE = re.compile(CHALLENGE_TEMPLATE)
+_PAGE = re.compile(PAGE_TEMPLATE)
+
+
+def _number(text: str) -> int | None:
+    value = int(text)  # the template allows ASCII digits only: never raises
+    return value if value <= MAX_ID else None
+
+
+def decode_custom_id(custom_id: object) -> Click | None:
+    """The click a custom_id stands for, or None if it is not one of the bot's ids. Never
+    raises."""
+    if not isinstance(custom_id, str) or len(custom_id) > MAX_LENGTH:
+        return None
+    if match := _GAME.fullmatch(custom_id):
+        game, version = _number(match["game"]), _number(match["version"])
+        if game is None or version is None:
+            return None
+        return GameClick(match["action"], game, version)
+    if match := _CHALLENGE.fullmatch(custom_id):
+        challenge = _number(match["challenge"])
+        return None if challenge is None else ChallengeClick(match["action"], challenge)
+    if match := _RESULT.fullmatch(custom_id):
+        game = _number(match["game"])
+        return None if game is None else ResultClick(match["action"], game)
+    if match := _CONFIRM.fullmatch(custom_id):
+        game, version = _number(match["game"]), _number(match["version"])
+        if game is None or version is None:
+            return None
+        return ConfirmClick(match["action"], game, version, int(match["level"]))
+    if (match := _BUILDER.fullmatch(custom_id)) or (match := _STEP.fullmatch(custom_id)):
+        game, version = _number(match["game"]), _number(match["version"])
+        if game is None or version is None or len(match["steps"]) % 2:
+            return None
+        if "row" in match.groupdict():
+            return BuilderClick("step", game, version, match["steps"], int(match["row"]))
+        return BuilderClick(match["action"], game, version, match["steps"])
+    if match := _PAGE.fullmatch(custom_id):
+        guild, page = _number(match["guild"]), _number(match["page"])
+        if guild is None or page is None:
+            return None
+        return PageClick(guild, match["board"], page)
+    return None

@@ -1,0 +1,146 @@
+"""Every custom_id a button of the bot can carry, and garbled ones (oversized numbers, wrong
+actions, truncated, other scripts' digits, any text): decoding never raises, and a button whose
+template routes a garbled id answers it as a stale button instead of dropping the click."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cogs.games.buttons
+import cogs.league
+from cogs.custom_ids import (
+    MAX_ID,
+    MAX_LENGTH,
+    ChallengeClick,
+    Click,
+    GameClick,
+    PageClick,
+    decode_custom_id,
+)
+from cogs.games.buttons import ChallengeButton, GameButton
+from cogs.league import LeaderboardButton
+
+GAME_ACTIONS = tuple(GameButton.LABELS)
+CHALLENGE_ACTIONS = ("accept", "decline")
+BUTTONS: tuple[type[Any], ...] = (GameButton, ChallengeButton, LeaderboardButton)
+
+ids = st.integers(0, MAX_ID)
+boards = st.from_regex(r"[a-z][a-z-]{0,20}", fullmatch=True)
+clicks: st.SearchStrategy[Click] = st.one_of(
+    st.builds(GameClick, st.sampled_from(GAME_ACTIONS), ids, ids),
+    st.builds(ChallengeClick, st.sampled_from(CHALLENGE_ACTIONS), ids),
+    st.builds(PageClick, ids, boards, ids),
+)
+
+
+def _button(click: Click) -> discord.ui.DynamicItem[Any]:
+    if isinstance(click, GameClick):
+        return GameButton(click.action, click.game_id, click.version)
+    if isinstance(click, ChallengeClick):
+        return ChallengeButton(click.action, click.challenge_id)
+    return LeaderboardButton(click.guild_id, click.board, click.page)
+
+
+def _route(custom_id: str) -> discord.ui.DynamicItem[Any] | None:
+    """What discord.py does with a click: the DynamicItem whose template matches builds the
+    item (None: no template matches, the client's stale-button answer)."""
+    for cls in BUTTONS:
+        match = cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match is not None:
+            # Run to its end by hand: it awaits nothing (and an event loop per example is slow).
+            coroutine = cls.from_custom_id(None, None, match)  # neither is read
+            try:
+                coroutine.send(None)
+            except StopIteration as done:
+                item: discord.ui.DynamicItem[Any] = done.value
+                return item
+            raise AssertionError("from_custom_id waited for something")
+    return None
+
+
+def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
+    found = {
+        cls
+        for cls in discord.ui.DynamicItem.__subclasses__()
+        if cls.__module__ in (cogs.games.buttons.__name__, cogs.league.__name__)
+    }
+    assert found == set(BUTTONS)
+
+
+@settings(deadline=None)  # a loaded machine is no failure
+@given(clicks)
+def test_each_id_a_button_makes_decodes_to_its_click(click: Click) -> None:
+    button = _button(click)
+    custom_id = button.item.custom_id
+    assert custom_id is not None and len(custom_id) <= MAX_LENGTH
+    assert decode_custom_id(custom_id) == click
+    routed = _route(custom_id)
+    assert type(routed) is type(button) and not routed.unusable  # type: ignore[attr-defined]
+
+
+def _garble(draw: st.DrawFn, custom_id: str) -> str:
+    parts = custom_id.split(":")
+    how = draw(st.sampled_from(("number", "action", "truncate", "unicode", "insert", "sign")))
+    if how == "number":  # a number past 64 bits, or with leading zeros
+        i = draw(st.integers(1, len(parts) - 1).filter(lambda i: parts[i].isdigit()))
+        parts[i] = draw(st.from_regex(r"[0-9]{19,60}", fullmatch=True))
+    elif how == "action":
+        parts[1] = draw(st.text(max_size=12))
+    elif how == "truncate":
+        return custom_id[: draw(st.integers(0, len(custom_id) - 1))]
+    elif how == "unicode":  # digits of other scripts, look-alikes, controls
+        i = draw(st.integers(0, len(parts) - 1))
+        parts[i] = draw(
+            st.text(
+                st.sampled_from("٣۴७３𝟗¹½\u200b\n\x00ａｂ：-+ ") | st.characters(),
+                min_size=1,
+                max_size=8,
+            )
+        )
+    elif how == "insert":
+        at = draw(st.integers(0, len(custom_id)))
+        return custom_id[:at] + draw(st.text(min_size=1, max_size=5)) + custom_id[at:]
+    else:
+        i = draw(st.integers(1, len(parts) - 1))
+        parts[i] = draw(st.sampled_from(("-1", "+1", "1e9", "0x10", "1_000", " 1", "")))
+    return ":".join(parts)
+
+
+@st.composite
+def garbled(draw: st.DrawFn) -> str:
+    custom_id = _button(draw(clicks)).item.custom_id
+    assert custom_id is not None
+    return _garble(draw, custom_id)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(garbled(), st.text(max_size=120), st.binary(max_size=20).map(repr)))
+def test_garbled_ids_decode_to_a_click_or_none_and_never_raise(custom_id: str) -> None:
+    click = decode_custom_id(custom_id)
+    if click is not None:
+        # Only a well-formed id of ours decodes, to numbers storage can hold.
+        numbers = [v for v in vars_of(click) if isinstance(v, int)]
+        assert all(0 <= n <= MAX_ID for n in numbers)
+        assert re.fullmatch(r"(bg|lb):[a-z:0-9-]+", custom_id, re.ASCII)
+    routed = _route(custom_id)
+    if routed is not None:
+        # A routed id that does not decode becomes a button answering "no longer works".
+        assert routed.unusable == (click is None)  # type: ignore[attr-defined]
+
+
+def vars_of(click: Click) -> list[object]:
+    return [getattr(click, name) for name in click.__slots__]
+
+
+def test_non_strings_and_overlong_ids_decode_to_none() -> None:
+    assert decode_custom_id(None) is None
+    assert decode_custom_id(b"bg:roll:1:2") is None
+    assert decode_custom_id("bg:roll:1:" + "0" * 100) is None
+    assert decode_custom_id(f"bg:roll:{MAX_ID + 1}:0") is None
+    assert decode_custom_id(f"bg:roll:{MAX_ID}:0") == GameClick("roll", MAX_ID, 0)
+    assert decode_custom_id("bg:roll:٣:0") is None  # \d would have taken it

@@ -18,7 +18,7 @@ PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --newline=lf
 export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test test-fast demo lint format bench bench-smoke lock check-locks clean-venv
+.PHONY: run test test-fast demo play lint format bench bench-smoke lock check-locks clean-venv
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
@@ -30,6 +30,13 @@ LEVEL ?= intermediate
 demo: $(RUN_STAMP)
 	$(BIN)/python demo.py --variant $(VARIANT) --level $(LEVEL) $(if $(SEED),--seed $(SEED)) \
 		$(if $(OUT),--out "$(OUT)")
+
+# A game against the computer in this terminal, no Discord and no token (e.g. `make play
+# VARIANT=pin`; LEVEL, LENGTH (match length) and SEED too; IMAGES=DIR writes the board picture
+# there after each turn; DB=FILE keeps the game, otherwise it lives in a temporary database).
+play: $(RUN_STAMP)
+	$(BIN)/python terminal.py --variant $(VARIANT) --level $(LEVEL) $(if $(LENGTH),--length $(LENGTH)) \
+		$(if $(SEED),--seed $(SEED)) $(if $(IMAGES),--images "$(IMAGES)") $(if $(DB),--db "$(DB)")
 
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest

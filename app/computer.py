@@ -230,6 +230,13 @@ class ComputerTurns:
         if not task.cancelled() and task.exception() is not None:
             log.error("computer turn in game %s failed", game_id, exc_info=task.exception())
 
+    async def settled(self, game_id: int) -> None:
+        """Wait until the computer's task in ``game_id`` (if one runs) is done, for a front
+        end that shows one turn at a time (the terminal). Its failure is logged, not raised."""
+        task = self._tasks.get(game_id)
+        if task is not None:
+            await asyncio.wait({task})
+
     async def resume(self) -> int:
         """Schedule every active game waiting for the computer; returns how many."""
         count = 0

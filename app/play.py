@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.errors import NoGameHere, Refusal, SimultaneousAction
 from app.table import Action, GameTable, Outcome
 from engine.errors import EngineError
-from engine.game import DOUBLE, MOVE, ROLL, GameState
+from engine.game import DOUBLE, MOVE, ROLL, GameState, LastPlay
+from engine.notation import parse_play
 from storage import (
     ConflictError,
     DatabaseGoneError,
@@ -83,6 +84,17 @@ class AlreadyEnded(Refusal):
 
 class AbortAlreadyAsked(Refusal):
     """The player asked to abort before; the opponent has not agreed yet."""
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A typed play checked but not committed: what it plays and the board it leads to."""
+
+    #: The play's canonical text (what ``GameState.play`` is then given).
+    text: str
+    #: The game as it would stand after the play, before the opponent's turn: the dice still
+    #: showing and the play as the last one.
+    state: GameState
 
 
 @dataclass(frozen=True)
@@ -266,6 +278,22 @@ class Play:
         return last is None or self.table.clock() - last >= AWAY_AFTER_SECONDS
 
     # --- typed plays -----------------------------------------------------------------------
+
+    def preview(self, game: Game, user_id: int, typed: str) -> Preview:
+        """What ``typed`` would play for ``user_id`` now, without committing anything (a front
+        end that lets the player look before confirming); refused exactly as :meth:`act`
+        would refuse the play."""
+        seat = self.check_turn(game, user_id, MOVE)
+        state = self.table.state_of(game)
+        try:
+            chosen = parse_play(state.position_for(seat), state.legal_plays(), typed)
+        except EngineError as exc:
+            raise IllegalAction(exc.message) from None
+        dice = state.current_dice()
+        assert dice is not None
+        board = chosen.after if seat == 0 else chosen.after.flip()
+        last = LastPlay(seat, dice.text(), chosen.text, chosen.steps)
+        return Preview(chosen.text, replace(state, board=board, last=last))
 
     def play_suggestions(self, game: Game, user_id: int, typed: str) -> list[str]:
         """The legal plays (canonical texts, "" for no play) of ``user_id``'s turn that match

@@ -108,6 +108,35 @@ async def test_an_illegal_play_is_refused_with_the_engine_message(
     assert (await play.active_game(CHANNEL)).version == game.version
 
 
+async def test_a_preview_shows_the_play_without_committing_it(
+    play: Play, challenges: Challenges, table: GameTable
+) -> None:
+    game = (await started(challenges)).game
+    user, other = mover(game, table)
+    state = table.state_of(game)
+    chosen = state.legal_plays()[0]
+    preview = play.preview(game, user, chosen.text)
+    assert preview.text == chosen.text
+    seat = state.mover
+    assert preview.state.position_for(seat) == chosen.after
+    assert preview.state.last is not None and preview.state.last.text == chosen.text
+    assert preview.state.dice == state.dice  # still the roll being played
+    fresh = await play.game(game.id)
+    assert fresh is not None and fresh.version == game.version  # nothing was committed
+    with pytest.raises(NotYourTurn):
+        play.preview(game, other, chosen.text)
+    # Refused as the play itself would be, with the engine's message.
+    with pytest.raises(IllegalAction) as previewed:
+        play.preview(game, user, "24/23(4)")
+
+    async def show(before: Game, old: GameState, outcome: Outcome) -> None:
+        return None
+
+    with pytest.raises(IllegalAction) as acted:
+        await play.act(game, user, lambda s, st: s.play(st, "24/23(4)", table.rng), "play", show)
+    assert previewed.value.message == acted.value.message
+
+
 async def test_abort_needs_both_players_or_a_moderator(play: Play, challenges: Challenges) -> None:
     game = (await started(challenges)).game
     with pytest.raises(NotAllowedToAbort):

@@ -16,18 +16,38 @@ import cogs.league
 from cogs.custom_ids import (
     MAX_ID,
     MAX_LENGTH,
+    BuilderClick,
     ChallengeClick,
     Click,
+    ConfirmClick,
     GameClick,
     PageClick,
+    ResultClick,
     decode_custom_id,
 )
-from cogs.games.buttons import ChallengeButton, GameButton
+from cogs.games.buttons import (
+    BuilderButton,
+    BuilderSelect,
+    ChallengeButton,
+    ConfirmButton,
+    GameButton,
+    ResultButton,
+)
 from cogs.league import LeaderboardButton
 
 GAME_ACTIONS = tuple(GameButton.LABELS)
 CHALLENGE_ACTIONS = ("accept", "decline")
-BUTTONS: tuple[type[Any], ...] = (GameButton, ChallengeButton, LeaderboardButton)
+BUTTONS: tuple[type[Any], ...] = (
+    GameButton,
+    ChallengeButton,
+    LeaderboardButton,
+    ResultButton,
+    ConfirmButton,
+    BuilderButton,
+    BuilderSelect,
+)
+#: What engine.builder.encode_steps writes: two characters a step, at most four steps.
+steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
 
 ids = st.integers(0, MAX_ID)
 boards = st.from_regex(r"[a-z][a-z-]{0,20}", fullmatch=True)
@@ -35,6 +55,12 @@ clicks: st.SearchStrategy[Click] = st.one_of(
     st.builds(GameClick, st.sampled_from(GAME_ACTIONS), ids, ids),
     st.builds(ChallengeClick, st.sampled_from(CHALLENGE_ACTIONS), ids),
     st.builds(PageClick, ids, boards, ids),
+    st.builds(ResultClick, st.sampled_from(tuple(ResultButton.LABELS)), ids),
+    st.builds(
+        ConfirmClick, st.sampled_from(tuple(ConfirmButton.LABELS)), ids, ids, st.integers(0, 3)
+    ),
+    st.builds(BuilderClick, st.sampled_from(tuple(BuilderButton.LABELS)), ids, ids, steps),
+    st.builds(BuilderClick, st.just("step"), ids, ids, steps, st.integers(0, 1)),
 )
 
 
@@ -43,6 +69,14 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
         return GameButton(click.action, click.game_id, click.version)
     if isinstance(click, ChallengeClick):
         return ChallengeButton(click.action, click.challenge_id)
+    if isinstance(click, ResultClick):
+        return ResultButton(click.action, click.game_id)
+    if isinstance(click, ConfirmClick):
+        return ConfirmButton(click.action, click.game_id, click.version, click.level)
+    if isinstance(click, BuilderClick):
+        if click.action == "step":
+            return BuilderSelect(click.row, click.game_id, click.version, click.steps)
+        return BuilderButton(click.action, click.game_id, click.version, click.steps)
     return LeaderboardButton(click.guild_id, click.board, click.page)
 
 
@@ -126,7 +160,7 @@ def test_garbled_ids_decode_to_a_click_or_none_and_never_raise(custom_id: str) -
         # Only a well-formed id of ours decodes, to numbers storage can hold.
         numbers = [v for v in vars_of(click) if isinstance(v, int)]
         assert all(0 <= n <= MAX_ID for n in numbers)
-        assert re.fullmatch(r"(bg|lb):[a-z:0-9-]+", custom_id, re.ASCII)
+        assert re.fullmatch(r"(bg|lb):[A-Za-z:0-9-]+", custom_id, re.ASCII)
     routed = _route(custom_id)
     if routed is not None:
         # A routed id that does not decode becomes a button answering "no longer works".

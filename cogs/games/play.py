@@ -297,10 +297,15 @@ class PlayCommands(GamesBase):
         game = await self.play.game_for_button(game_id, version)
         if action == "resign":
             await self._resign(interaction, game, level)
-        else:
-            await self._abort(interaction, game)
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.edit_original_response(view=None)
+            with contextlib.suppress(discord.HTTPException):  # the question is answered
+                await interaction.edit_original_response(view=None)
+            return
+        # Checked first (refusals stay private); the question is closed by the response,
+        # the public line follows.
+        if not (game.has_player(interaction.user.id) or interaction.permissions.manage_messages):
+            await self._abort(interaction, game)  # refused with the reason
+        await interaction.response.edit_message(content="You chose to abort.", view=None)
+        await self._abort(interaction, game)
 
     # --- result cards ----------------------------------------------------------------------
 

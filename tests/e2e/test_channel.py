@@ -17,6 +17,9 @@ from tests.fake_discord import FakeDiscord
 from .harness import TIMEOUT, Table, board_images, eventually, mover_user, reply_of
 
 
+RESULT_BUTTONS = ["rematch", "review", "replay", "record"]
+
+
 async def _until(table: Table, phase: str, *, can_double: bool = False, limit: int = 60) -> None:
     for _ in range(limit):
         game = await table.game()
@@ -46,7 +49,7 @@ async def test_resign_offer_accepted_scores_the_offered_level(
     assert refused.ephemeral and "opponent" in refused.content
     await table.press(table.bob, "rsyes")
     assert "Game over" in board.content and "wins 2 points (resign)" in board.content
-    assert board.custom_ids() == []
+    assert [c.split(":")[2] for c in board.custom_ids()] == RESULT_BUTTONS
     finished = await table.db.get_game(game.id)
     assert finished is not None and finished.points == 2 and finished.winner_id == table.bob.id
     record = GameState.from_json(finished.state_json).record
@@ -71,7 +74,8 @@ async def test_resign_offer_rejected_the_game_goes_on(table: Table, fake: FakeDi
     blocked = await reply_of(await fake.slash(loser, table.channel, "move", play="pass"))
     assert blocked.ephemeral and "waiting for an answer" in blocked.content
     await table.press(winner, "rsno")
-    assert "rejects" in board.content and board.custom_ids() == []
+    assert "rejects" in board.content
+    assert not any(c.startswith(("bg:rsyes:", "bg:rsno:")) for c in board.custom_ids())
     after = await table.game()
     assert after is not None and after.status == "active"
     assert GameState.from_json(after.state_json).resign_offer is None
@@ -109,7 +113,8 @@ async def test_a_roll_redraws_the_waiting_board_in_place(table: Table, fake: Fak
     await table.press(roller, "roll")
     assert table.last_board is board  # the same message, edited
     assert len(board_images(fake, table.channel)) == images
-    assert board.attachments[0].data != before_png and board.custom_ids() == []
+    assert board.attachments[0].data != before_png
+    assert [c.split(":")[1] for c in board.custom_ids()] == ["play"]  # the move builder
     assert "rolls" in board.content and "-" in board.content
     state = GameState.from_json((await table.game()).state_json)  # type: ignore[union-attr]
     assert state.phase == MOVE and state.dice is not None
@@ -225,9 +230,14 @@ async def test_open_challenge_accepted_by_a_third_member(
     listing = await reply_of(await fake.slash(carol, table.channel, "games"))
     assert listing.ephemeral and "2 games in progress" in listing.content
     assert "The Blocking Game" in listing.content and "The Pin Game" in listing.content
-    assert f"<#{table.channel.id}>" in listing.content and f"<#{other.id}>" in listing.content
+    # Both games are in threads of their own, which /games links.
+    second_game = await second.game()
+    assert second_game is not None and second_game.parent_channel_id == other.id
+    assert game.parent_channel_id == table.channel.id
+    assert f"<#{game.channel_id}>" in listing.content
+    assert f"<#{second_game.channel_id}>" in listing.content
     assert f"<@{carol.id}>" in listing.content and "to play" in listing.content
-    assert f"/{table.channel.id}/{game.board_message_id}" in listing.content
+    assert f"/{game.channel_id}/{game.board_message_id}" in listing.content
 
 
 async def test_expired_challenge_is_edited(
@@ -293,9 +303,9 @@ async def test_a_whole_game_one_picture_and_one_ping_per_turn(
     assert images <= turns + 1, (images, turns)
     players = {table.alice.id, table.bob.id}
     assert {user.id for _, user in fake.pings[pings_before:]} <= players
-    # One ping per turn at most (a roll whose play is forced hands the turn over with a text
-    # message, the board being redrawn in place); the double and the take add one each.
-    assert len(fake.pings) - pings_before <= turns + 2
+    # Both players act promptly: a player is pinged only when away (not acted in the game
+    # for two minutes), so at most the first turn of each pings.
+    assert len(fake.pings) - pings_before <= 2
     for msg, _ in fake.pings[pings_before:]:
         # A roll's header names the roller's own dice, also when the play was forced.
         rolled = re.search(r"^(\w+) rolls (\d)-(\d)\.$", msg.content, re.M)
@@ -315,4 +325,5 @@ async def test_resigning_a_one_point_variant_concedes_at_once(
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == table.bob.id and finished.points == 1
     board = table.last_board
-    assert board is not None and board.custom_ids() == [] and "Game over" in board.content
+    assert board is not None and "Game over" in board.content
+    assert [c.split(":")[2] for c in board.custom_ids()] == RESULT_BUTTONS

@@ -11,7 +11,7 @@ from cogs.client import BackgammonBot
 from engine import VARIANTS
 from engine.game import GameState
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.models import FakeMessage
+from tests.fake_discord.models import FakeMessage, FakeUser
 
 from .harness import TIMEOUT, Table, board_images, eventually, mover_user, reply_of
 
@@ -189,6 +189,9 @@ async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscor
     doubler = mover_user(game, state, table.users)
     taker = table.bob if doubler is table.alice else table.alice
     images = len(board_images(fake, table.channel))
+    # The taker has just played: no ping unless they asked for pings always.
+    prefs = await fake.slash(taker, table.channel, "preferences", pings="always")
+    assert "always" in str((await prefs.wait_initial(TIMEOUT)).data)
     pings = len(fake.pings)
     await table.act(doubler, "double")
     # The waiting board is redrawn with Take/Pass; the taker is pinged once by a short text.
@@ -204,7 +207,13 @@ async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscor
     assert "Game over" in board.content and "(pass)" in board.content
     # First games: both ratings are provisional, marked as everywhere else.
     assert re.search(r"Ratings: \S+ \d+\? \([+-]\d+\), \S+ \d+\? \([+-]\d+\)", board.content)
-    assert board.custom_ids() == []  # nothing left to click
+    # Only the result card's buttons are left.
+    assert [c.split(":")[2] for c in board.custom_ids()] == [
+        "rematch",
+        "review",
+        "replay",
+        "record",
+    ]
     assert len(board_images(fake, table.channel)) == images  # no new picture for the cube
     assert await table.game() is None
 
@@ -230,17 +239,29 @@ async def test_abort_needs_both_players_or_a_moderator(table: Table, fake: FakeD
     carol = fake.add_user("carol")
     refused = await fake.slash(carol, table.channel, "abort")
     assert (await refused.wait_initial(TIMEOUT)).ephemeral
+
+    async def abort(user: FakeUser) -> str:
+        """/abort asks first, privately, with what it does; the confirmation acts."""
+        asked = await fake.slash(user, table.channel, "abort")
+        question = await asked.wait_original()
+        assert question.ephemeral and "not rated" in question.content, question.content
+        confirm = await table.confirm(user, asked, "abort")
+        (said,) = await confirm.wait_followups(1, TIMEOUT)
+        assert not said.ephemeral
+        return said.content
+
+    # Cancel leaves the game alone.
     asked = await fake.slash(table.alice, table.channel, "abort")
-    assert "wants to abort" in ((await asked.wait_initial(TIMEOUT)).content or "")
+    await table.confirm(table.alice, asked, "cancel")
     assert await table.game() is not None
-    agreed = await fake.slash(table.bob, table.channel, "abort")
-    assert "aborted" in ((await agreed.wait_initial(TIMEOUT)).content or "")
+    assert "wants to abort" in await abort(table.alice)
+    assert await table.game() is not None
+    assert "aborted" in await abort(table.bob)
     assert await table.game() is None
     # A moderator (Manage Messages) aborts alone.
     await table.challenge("dutch")
     moderator = fake.add_user("mod", roles=[fake.add_role("mods", permissions=1 << 13)])
-    forced = await fake.slash(moderator, table.channel, "abort")
-    assert "aborted" in ((await forced.wait_initial(TIMEOUT)).content or "")
+    assert "aborted" in await abort(moderator)
     assert await table.game() is None
 
 

@@ -1,4 +1,5 @@
-"""Command line: ``python -m ai choose|hint|cube [flags]``, one stdin line in, one JSON line out.
+"""Command line: ``python -m ai choose|hint|cube|rollout [flags]``, one stdin line in, one JSON
+line out.
 
 ``choose [--level L] [--option NAME]... [--seed N] [--time S]``: each line is a position text
 with dice (RULES §12, the mover X to play; an Express decision as ``[vxk]``, a chain's first
@@ -15,6 +16,16 @@ dice field is ignored), optionally followed by a TAB and the match situation as 
 words: ``length=N`` (0 = a single game), ``score=M-O`` (X's and O's points), ``cube=V``,
 ``owner=centre|X|O``, ``crawford=yes|no``. Prints the decision (see the README).
 
+``rollout [--trials N] [--seconds S] [--level L] [--option NAME]... [--seed N] [--truncate T]
+[--candidates K|all]``: each line as for ``choose``. Rolls the best K candidates (default 5) out
+(``ai.rollout``: the same dice for every candidate; the trials played by the 0-ply evaluation,
+``--level 0ply``, or by a level; ``--truncate T`` ends each after T turns with the evaluation)
+and prints ``{"plays": [{"play": TEXT, "equity": E, "se": SE, "diff": D, "diff_se": DSE,
+"first_look": F}, ...], "trials": N, "seed": S, "unit": U, "method": M, "level": L,
+"truncate": T}``, best first: equity in the variant's unit (``point`` or ``pip``) for the mover,
+``diff`` the paired difference to the best. Without ``--seed`` each line draws one and prints
+it; ``--trials`` with that seed gives the same answer again.
+
 A line that cannot be answered prints ``{"error": CODE, "message": TEXT}`` and the next line is
 read: never a traceback, whatever the input. Each answer is flushed at once, so another program
 can drive the command interactively.
@@ -30,7 +41,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO
 
-from ai.types import LEVELS, STRONGEST, MatchContext, RankedPlay
+from ai.types import (
+    DEFAULT_CANDIDATES,
+    EVALUATION,
+    LEVELS,
+    ROLLOUT_LEVELS,
+    STRONGEST,
+    MatchContext,
+    RankedPlay,
+)
 from engine import Dice, EngineError, Position, PositionError, Variant, get_variant
 from engine.text import parse_position
 
@@ -38,7 +57,10 @@ USAGE = (
     "usage: python -m ai choose [--level L] [--option NAME]... [--seed N] [--time S]\n"
     "       python -m ai hint [--level L] [--top N] [--option NAME]... [--seed N] [--time S]\n"
     "       python -m ai cube [--level L] [--time S]\n"
-    f"levels: {', '.join(LEVELS)} (default {STRONGEST}); lines on standard input"
+    "       python -m ai rollout [--trials N] [--seconds S] [--level L] [--option NAME]...\n"
+    "                            [--seed N] [--truncate T] [--candidates K|all]\n"
+    f"levels: {', '.join(LEVELS)} (default {STRONGEST}; rollout: also {EVALUATION}, its "
+    "default); lines on standard input"
 )
 #: Longest input line read; a longer one is answered with an error (and fully skipped).
 MAX_LINE = 4096
@@ -59,6 +81,10 @@ class Settings:
     top: int | None = None
     seed: int | None = None
     time: float | None = None
+    # rollout only (``time`` is its --seconds)
+    trials: int | None = None
+    truncate: int = 0
+    candidates: int | None = DEFAULT_CANDIDATES
 
 
 def parse_args(argv: Sequence[str]) -> Settings | None:
@@ -67,7 +93,7 @@ def parse_args(argv: Sequence[str]) -> Settings | None:
     An unknown level or option is reported on every input line instead, like the engine's
     command line does for options: a driving program reads the reason where it reads answers.
     """
-    if not argv or argv[0] not in ("choose", "hint", "cube"):
+    if not argv or argv[0] not in HANDLERS:
         return None
     settings = Settings(argv[0])
     allowed = {"--level", "--time"}
@@ -75,6 +101,10 @@ def parse_args(argv: Sequence[str]) -> Settings | None:
         allowed |= {"--option", "--seed"}
     if settings.command == "hint":
         allowed.add("--top")
+    if settings.command == "rollout":
+        settings.level = EVALUATION
+        allowed = {"--level", "--option", "--seed", "--trials", "--seconds", "--truncate"}
+        allowed.add("--candidates")
     args = list(argv[1:])
     while args:
         flag = args.pop(0)
@@ -90,23 +120,31 @@ def parse_args(argv: Sequence[str]) -> Settings | None:
             settings.level = value
         elif flag == "--option":
             settings.options.append(value)
-        elif flag in ("--top", "--seed"):
+        elif flag == "--candidates" and value == "all":
+            settings.candidates = None
+        elif flag in ("--top", "--seed", "--trials", "--truncate", "--candidates"):
             try:
                 number = int(value)
             except ValueError:
                 return None
-            if flag == "--top":
-                if number < 1:
-                    return None
-                settings.top = number
-            else:
+            if flag == "--seed":
                 settings.seed = number
-        else:  # --time
+            elif number < (0 if flag == "--truncate" else 1):
+                return None
+            elif flag == "--top":
+                settings.top = number
+            elif flag == "--trials":
+                settings.trials = number
+            elif flag == "--truncate":
+                settings.truncate = number
+            else:
+                settings.candidates = number
+        else:  # --time, --seconds
             try:
                 seconds = float(value)
             except ValueError:
                 return None
-            if not 0 < seconds < 3600:
+            if not 0 < seconds < (86400 if flag == "--seconds" else 3600):
                 return None
             settings.time = seconds
     return settings
@@ -131,10 +169,15 @@ def _rules(pos: Position, settings: Settings) -> Variant:
         raise LineError("E_OPTION", str(exc)) from None
 
 
+def _levels(settings: Settings) -> tuple[str, ...]:
+    return ROLLOUT_LEVELS if settings.command == "rollout" else LEVELS
+
+
 def _check_level(settings: Settings) -> None:
-    if settings.level not in LEVELS:
+    levels = _levels(settings)
+    if settings.level not in levels:
         raise LineError(
-            "E_LEVEL", f"unknown level '{settings.level[:40]}'; levels: {', '.join(LEVELS)}"
+            "E_LEVEL", f"unknown level '{settings.level[:40]}'; levels: {', '.join(levels)}"
         )
 
 
@@ -142,7 +185,8 @@ def _deadline(settings: Settings) -> float | None:
     return None if settings.time is None else time.monotonic() + settings.time
 
 
-def _ranked(line: str, settings: Settings, rng: random.Random) -> list[RankedPlay]:
+def _decision(line: str, settings: Settings) -> tuple[Variant, Position, Dice]:
+    """The rules, position and dice of a line asking for a play (X to play)."""
     _check_level(settings)
     pos, dice = _position(line)
     if dice is None:
@@ -150,6 +194,11 @@ def _ranked(line: str, settings: Settings, rng: random.Random) -> list[RankedPla
     rules = _rules(pos, settings)
     if rules.result(pos) is not None:
         raise LineError("E_GAME_OVER", "the game in this position is already over")
+    return rules, pos, dice
+
+
+def _ranked(line: str, settings: Settings, rng: random.Random) -> list[RankedPlay]:
+    rules, pos, dice = _decision(line, settings)
     from ai.players import rank_plays
 
     ranked = rank_plays(
@@ -255,7 +304,45 @@ def cube_line(line: str, settings: Settings, rng: random.Random) -> dict[str, An
     }
 
 
-HANDLERS = {"choose": choose_line, "hint": hint_line, "cube": cube_line}
+def rollout_line(line: str, settings: Settings, rng: random.Random) -> dict[str, Any]:
+    rules, pos, dice = _decision(line, settings)
+    from ai.rollout import rollout
+
+    # Each line its own seed (given, or drawn and printed): an answer is reproducible alone.
+    seed = settings.seed if settings.seed is not None else rng.getrandbits(32)
+    done = rollout(
+        rules,
+        pos,
+        dice,
+        trials=settings.trials,
+        seconds=settings.time,
+        level=settings.level,
+        truncate=settings.truncate,
+        candidates=settings.candidates,
+        seed=seed,
+    )
+    return {
+        "plays": [
+            {
+                "play": r.play.text,
+                "equity": round(r.equity, 4),
+                "se": round(r.se, 4),
+                "diff": round(r.diff, 4),
+                "diff_se": round(r.diff_se, 4),
+                "first_look": round(r.first_look, 4),
+            }
+            for r in done.plays
+        ],
+        "trials": done.trials,
+        "seed": done.seed,
+        "unit": done.unit,
+        "method": done.method,
+        "level": done.level,
+        "truncate": done.truncate,
+    }
+
+
+HANDLERS = {"choose": choose_line, "hint": hint_line, "cube": cube_line, "rollout": rollout_line}
 
 
 def answer(raw: bytes, settings: Settings, rng: random.Random) -> dict[str, Any]:
@@ -293,7 +380,7 @@ def _read_line(stdin: BinaryIO) -> bytes | None:
 
 def run(settings: Settings, stdin: BinaryIO, stdout: TextIO) -> int:
     rng = random.Random(settings.seed)
-    if settings.level not in LEVELS:
+    if settings.level not in _levels(settings):
         print(f"warning: unknown level '{settings.level[:40]}'", file=sys.stderr)
     while True:
         raw = _read_line(stdin)

@@ -240,9 +240,35 @@ def rank_classic(
     knobs = _level(level)
     if deadline is None:
         deadline = time.monotonic() + DEFAULT_BUDGET
+    cube = None if match is None else _cube_args(match)
+    scored = _one_ply(pos, dice, cube)
+
+    if knobs.noise > 0 and len(scored) > 1:
+        # The level's own misjudgement: values and order both carry it, as in the other
+        # variants' players, so a ranking is always best first by its equities.
+        rng = rng or random.Random()
+        for s in scored:
+            s.equity += rng.gauss(0.0, knobs.noise)
+        scored.sort(key=lambda s: -s.equity)
+
+    if knobs.plies > 1 and len(scored) > 1:
+        scored = _deepen(scored, knobs, cube, deadline)
+    return [
+        RankedPlay(s.play, s.equity, s.win, searched=s.deep, first_look=s.first_look)
+        for s in scored
+    ]
+
+
+def first_look(pos: Position, dice: Dice) -> list[RankedPlay]:
+    """Every legal play, best first by the 1-ply network's cubeless equity (no noise, no
+    search: the same answer whatever the load; the rollouts take their candidates from it)."""
+    return [RankedPlay(s.play, s.equity, s.win) for s in _one_ply(pos, dice, None)]
+
+
+def _one_ply(pos: Position, dice: Dice, cube: _Cube | None) -> list[_Scored]:
+    """Every legal play valued by the 1-ply network, best first."""
     plays = legal_plays(pos, dice, get_variant("classic"))
     by_after = {p.after: p for p in plays}
-    cube = None if match is None else _cube_args(match)
     one = _analyzer(1)
 
     scored: list[_Scored] = []
@@ -265,21 +291,7 @@ def rank_classic(
             eq, win = _post_move(one, b, cube)
             scored.append(_Scored(play, b, eq, win))
     scored.sort(key=lambda s: -s.equity)
-
-    if knobs.noise > 0 and len(scored) > 1:
-        # The level's own misjudgement: values and order both carry it, as in the other
-        # variants' players, so a ranking is always best first by its equities.
-        rng = rng or random.Random()
-        for s in scored:
-            s.equity += rng.gauss(0.0, knobs.noise)
-        scored.sort(key=lambda s: -s.equity)
-
-    if knobs.plies > 1 and len(scored) > 1:
-        scored = _deepen(scored, knobs, cube, deadline)
-    return [
-        RankedPlay(s.play, s.equity, s.win, searched=s.deep, first_look=s.first_look)
-        for s in scored
-    ]
+    return scored
 
 
 def _deepen(
@@ -336,6 +348,58 @@ def _deepen(
         for s in rest
     ]
     return sorted(done + moved, key=lambda s: -s.equity)
+
+
+# --- rollouts ------------------------------------------------------------------------------
+
+_rollers: dict[tuple[int, int, int], Any] = {}
+
+
+def _roller(trials: int, truncate: int, plies: int) -> Any:
+    """One bgsage rollout strategy per settings per process (each loads the networks)."""
+    key = (trials, truncate, plies)
+    with _lock:
+        found = _rollers.get(key)
+        if found is None:
+            import bgbot_cpp
+            from bgsage import default_weights
+
+            w = default_weights()
+            # One thread, trials in sequence: a rollout is one worker's job on a small machine,
+            # and a seed then gives the same trials whatever the thread scheduling.
+            # No variance reduction: it costs about 15 times the time of a trial for about 19
+            # times less variance, and the rollouts' paired differences cancel most of that
+            # luck already.
+            found = bgbot_cpp.create_rollout(
+                w.strategy_type,
+                w.weight_paths_list,
+                w.hidden_sizes_list,
+                n_trials=trials,
+                truncation_depth=truncate,
+                decision_ply=plies,
+                n_threads=1,
+                parallelize_trials=False,
+                enable_vr=False,
+            )
+            _rollers[key] = found
+        return found
+
+
+def rollout_boards(
+    before: list[int], boards: list[list[int]], trials: int, seed: int, truncate: int, plies: int
+) -> list[float]:
+    """bgsage's cubeless rollout of each of ``boards`` (the mover's results of a play from
+    ``before``): its mean equity for the mover over ``trials`` trials, every board rolled
+    with ``seed`` (the same dice for all, so their differences are precise). ``truncate``:
+    half-moves before the network values the position (0: to the end); ``plies``: the depth
+    bgsage plays the trials at (1 = its raw network)."""
+    strategy = _roller(trials, truncate, plies)
+    out = []
+    for board in boards:
+        strategy.set_seed(seed)
+        result = strategy.evaluate_board(board, before)
+        out.append(_finite(float(result["equity"])))
+    return out
 
 
 # --- the cube --------------------------------------------------------------------------------

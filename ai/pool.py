@@ -9,7 +9,7 @@ pathological position) is killed and replaced, the caller getting ``DecisionTime
 Besides choosing a play it ranks plays (hints), answers cube questions (classic), values a
 position for the player about to act (offers to resign) and reviews a finished game: equity
 lost by each played move against the best, and the luck of each roll where the evaluation
-gives it (classic).
+gives it (classic). Rollouts (``ai.rollout``) run there too, behind the live decisions.
 """
 
 from __future__ import annotations
@@ -25,14 +25,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
 
 import workers
-from ai.types import STRONGEST, MatchContext, PositionValue, RankedPlay
+from ai.types import (
+    DEFAULT_CANDIDATES,
+    EVALUATION,
+    STRONGEST,
+    MatchContext,
+    PositionValue,
+    RankedPlay,
+)
 from engine import Dice, Play, Position, Variant, legal_plays, parse_play
 from workers import WorkerPool
 
 if TYPE_CHECKING:
     from ai.classic import CubeAction
+    from ai.rollout import Rollout
 
 log = logging.getLogger(__name__)
+
+#: A rollout's thinking time when the caller gives none (seconds).
+ROLLOUT_SECONDS = 30.0
 
 R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
@@ -185,6 +196,32 @@ def _evaluate(
 
     return position_value(
         rules, position, dice=dice, match=match, level=level, deadline=_deadline(time_limit)
+    )
+
+
+def _rollout(
+    rules: Variant,
+    position: Position,
+    dice: Dice,
+    level: str,
+    trials: int | None,
+    truncate: int,
+    candidates: int | None,
+    seed: int,
+    time_limit: float,
+) -> Rollout:
+    from ai.rollout import rollout
+
+    return rollout(
+        rules,
+        position,
+        dice,
+        trials=trials,
+        seconds=time_limit,
+        level=level,
+        truncate=truncate,
+        candidates=candidates,
+        seed=seed,
     )
 
 
@@ -427,6 +464,32 @@ class AIPool:
                 return None
 
         return list(await asyncio.gather(*(one(d) for d in decisions)))
+
+    async def rollout(
+        self,
+        rules: Variant,
+        position: Position,
+        dice: Dice,
+        *,
+        level: str = EVALUATION,
+        trials: int | None = None,
+        truncate: int = 0,
+        candidates: int | None = DEFAULT_CANDIDATES,
+        seed: int = 0,
+        time_limit: float = ROLLOUT_SECONDS,
+        wait: float | None = None,
+    ) -> Rollout:
+        """The decision's best ``candidates`` plays rolled out (``ai.rollout.rollout``): up
+        to ``trials`` each, stopping after ``time_limit`` seconds with the trials made.
+
+        A long job: it waits behind the decisions of live games, as a review item does (one
+        per worker at most), and takes one worker for its whole time.
+        """
+        args = (rules, position, dice, level, trials, truncate, candidates, seed, time_limit)
+        async with self._background:
+            return await self._submit(
+                _rollout, *args, time_limit=time_limit, wait=wait, background=True
+            )
 
     async def ping(self, *, time_limit: float = 5.0) -> int:
         """A worker's process id, once it is up (for health checks and tests)."""

@@ -10,6 +10,12 @@ from engine import Play
 #: Playing levels, weakest first. The last one is the strongest and the default.
 LEVELS: tuple[str, ...] = ("beginner", "casual", "intermediate", "strong", "expert")
 STRONGEST: str = LEVELS[-1]
+#: Who can play a rollout's trials (``ai.rollout``): greedy on the 0-ply evaluation (the
+#: default: cheap, and the same whatever the load) or one of the levels.
+EVALUATION: str = "0ply"
+ROLLOUT_LEVELS: tuple[str, ...] = (EVALUATION, *LEVELS)
+#: Candidates a rollout takes by default: the best few of the first look.
+DEFAULT_CANDIDATES = 5
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,7 +267,7 @@ class ComputerTurns:
         #: Lines of decisions not shown yet: a plain roll that leaves the computer to move is
         #: shown with the play that follows (one board per turn, like a person's turn).
         pending: list[str] = []
-        for _ in range(MAX_STEPS):
+        for step in range(MAX_STEPS):
             game = await self.db.get_game(game_id)
             if game is None or not game.is_active:
                 return
@@ -276,7 +276,10 @@ class ComputerTurns:
                 return
             started = time.perf_counter()
             # "Bot is typing..." meanwhile, without making the decision wait for that request.
-            typing = asyncio.create_task(self.indicate(game.channel_id))
+            # (once a turn: its later steps are shown as they come, each one a board edit)
+            typing = asyncio.create_task(
+                self.indicate(game.channel_id) if step == 0 else _no_indicator(game.channel_id)
+            )
             try:
                 decided = await self._decide(game, state)
             finally:
@@ -301,15 +304,23 @@ class ComputerTurns:
                     log.exception("the computer's decision in game %s was refused", game_id)
                     return
             committed = time.perf_counter()
-            shown = not (decided.kind == "roll" and computer_to_act(outcome.game, outcome.state))
+            # Its whole turn is shown at once (a roll and its play, every step of an Express
+            # chain): one board per turn, like a person's.
+            shown = not (
+                decided.kind in ("roll", "play")
+                and outcome.finished is None
+                and computer_to_act(outcome.game, outcome.state)
+            )
+            said = decided.header if decided.explained else outcome.action_line
             if shown:
-                said = decided.header if decided.explained else outcome.action_line
                 header = "\n".join([*pending, said or decided.header])
                 pending = []
                 if self.post is not None:
                     await self.post(outcome.game, outcome, header)
-            else:
+            elif decided.kind == "roll":
                 pending.extend(outcome.events)  # its play comes next, on the same board
+            else:
+                pending.extend([said or decided.header, *outcome.events])
             log.debug(
                 "computer %s in game %s: decided in %.0f ms, committed in %.0f ms, board out "
                 "in %.0f ms",

@@ -27,6 +27,7 @@ from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
 from cogs.boards import NO_PINGS, Boards, actor_id, board_nonce, clip, has_buttons, ping
 from cogs.common import mention, send_committed
+from cogs.looks import player_theme
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from render.game_scene import chain_text, plural, result_text, roll_text
 
@@ -415,7 +416,35 @@ class GamesBase(commands.Cog):
         if outcome.finished is None and computer_to_act(game, state):
             self._waiting[game.id] = Waiting(interaction, before, old, lines, new)
             return
+        if kind == "play" and outcome.finished is None and same_turn(old, state):
+            await self._show_privately(interaction, outcome, lines)
+            return
         await self.show(interaction, before, old, outcome, lines, new=new)
+
+    async def _show_privately(
+        self, interaction: discord.Interaction[Any], outcome: Outcome, lines: list[str]
+    ) -> None:
+        """A step inside a turn (an Express chain's) is shown to its player alone, with the
+        Play button of the next step; the channel sees the whole turn on the next board."""
+        state, game = outcome.state, outcome.game
+        if interaction.type == discord.InteractionType.component:
+            # A move builder's Confirm: the builder goes on with the next step itself.
+            await self.play.board_shown(game)
+            return
+        prefs, seat = await self.play.viewer_preferences(game, interaction.user.id)
+        file = await self.boards.file(
+            state,
+            theme=player_theme(prefs, await self.boards.theme(game.guild_id)),
+            viewer=seat,
+            elsewhere=game.against_computer,
+        )
+        content = clip(board_text(outcome, lines))
+        view = board_view(game, state)
+        kwargs: dict[str, Any] = {"content": content, "attachments": [file]}
+        if view is not None:
+            kwargs["view"] = view
+        await interaction.edit_original_response(**kwargs)
+        await self.play.board_shown(game)
 
     async def show(
         self,

@@ -274,10 +274,24 @@ class PlayCommands(GamesBase):
         await self._run_action(
             interaction, game, lambda s, seat: s.play(seat, text, rng), "play", header
         )
+        fresh = await self.play.game(game.id)
         with contextlib.suppress(discord.HTTPException):  # the builder may be dismissed
+            if fresh is not None and self._still_moving(fresh, interaction.user.id):
+                # An Express chain goes on: the builder offers its next step.
+                content, file, view = await self._builder_parts(interaction, fresh, ())
+                await interaction.edit_original_response(
+                    content=f"You played **{text}**. {content}", attachments=[file], view=view
+                )
+                return
             await interaction.edit_original_response(
                 content=f"You played **{text}**.", attachments=[], view=None
             )
+
+    def _still_moving(self, game: Game, user_id: int) -> bool:
+        if not game.is_active:
+            return False
+        state = self.table.state_of(game)
+        return state.phase == MOVE and self.table.user_of(game, state.mover) == user_id
 
     # --- confirmations ---------------------------------------------------------------------
 

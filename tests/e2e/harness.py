@@ -153,6 +153,25 @@ class BotProcess:
                 self.proc.kill()
 
 
+async def game_started_from(
+    db: Storage, channel: FakeChannel, timeout: float = TIMEOUT
+) -> Game | None:
+    """The active game of ``channel``, or of the thread opened from it for the game, once its
+    first board is out (the command's answer can come first); None if none in time."""
+    end = asyncio.get_running_loop().time() + timeout
+    while True:
+        found = await db.get_active_game(channel.id)
+        if found is None:
+            for candidate in await db.list_active_games(channel.guild_id):
+                if candidate.parent_channel_id == channel.id:
+                    found = candidate
+        if found is not None and found.board_message_id is not None:
+            return found
+        if asyncio.get_running_loop().time() > end:
+            return found
+        await asyncio.sleep(0.02)
+
+
 def mover_user(game: Game, state: GameState, users: dict[int, FakeUser]) -> FakeUser:
     return users[game.player_x if state.mover == 0 else game.player_o]
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from collections import Counter
 import time
 from dataclasses import replace
 
@@ -15,7 +17,7 @@ from storage import Game, NewMove
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, best_play, eventually, reply_of
+from .harness import TIMEOUT, best_play, eventually, game_started_from, reply_of
 
 COMPUTER_TURN_TIMEOUT = 60.0
 
@@ -70,15 +72,20 @@ async def play_against_computer(
         level=level,
         length=length,
     )
-    # Acknowledged at once ("thinking"), then filled in with the first board.
+    # Acknowledged at once ("thinking"), then filled in with the game's opening line, on
+    # which its thread opens (the first board is there).
     started = await reply_of(handle)
     assert not started.ephemeral, started.content
     assert "Computer" in started.content
     # The computer's name has its level in brackets; its colour is not a second bracket.
     assert f"Computer ({level}), dark: " in started.content and ") (dark)" not in started.content
-    assert started.message is not None and started.message.attachments
-    game = await bot.services.db.get_active_game(channel.id)
+    game = await game_started_from(bot.services.db, channel)
     assert game is not None and game.ai_level == level and not game.rated
+    assert game.parent_channel_id == channel.id and started.message is not None
+    assert game.channel_id == started.message.id  # the thread opened on the opening line
+    thread = fake.channel(game.channel_id)
+    assert thread is not None
+    channel = thread
     first = game
     for _ in range(max_turns):
         fresh = await bot.services.db.get_game(first.id)
@@ -97,15 +104,24 @@ async def challenge_computer(
     fake: FakeDiscord, bot: BackgammonBot, human: FakeUser, channel: FakeChannel, level: str
 ) -> Game:
     """A classic game against the computer at ``level``, started in public in ``channel``."""
-    started = await (
+    started = await reply_of(
         await fake.slash(
             human, channel, "challenge", opponent=fake.bot_user, variant="classic", level=level
         )
-    ).wait_initial(TIMEOUT)
+    )
     assert not started.ephemeral
-    game = await bot.services.db.get_active_game(channel.id)
+    game = await game_started_from(bot.services.db, channel)
     assert game is not None
     return game
+
+
+async def resign(fake: FakeDiscord, human: FakeUser, channel: FakeChannel, level: int) -> None:
+    """/resign asks first, privately, with the stakes; the confirmation offers it."""
+    asked = await fake.slash(human, channel, "resign", level=level)
+    question = await asked.wait_original()
+    assert question.ephemeral and "resign" in question.content and "point" in question.content
+    button = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
+    await (await fake.click(human, question, button)).wait_initial(TIMEOUT)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -114,20 +130,36 @@ async def test_full_game_against_the_computer(
 ) -> None:
     human = fake.add_user("alice")
     channel = fake.general
-    typing_before = fake.typing_count
+    requests = len(fake.requests)
     game = await play_against_computer(fake, bot, channel, human, variant, "casual")
     assert game.status == "finished" and game.result_kind is not None
     assert game.player_o == fake.bot_user.id
-    # The computer's turns were posted in the channel like a person's, with the board.
-    posted = [
-        m
-        for m in fake.messages_in(channel)
-        if m.author.id == fake.bot_user.id and m.webhook_id is None and m.attachments
-    ]
+    thread = fake.channel(game.channel_id)
+    assert thread is not None and thread.parent_id == channel.id
+    # One board per human turn: the person's play and the computer's whole reply together.
     state = GameState.from_json(game.state_json)
     computer_plays = [line for line in state.record if line.startswith("Computer (casual) ")]
-    assert posted and computer_plays
-    assert fake.typing_count > typing_before  # "typing..." while it thought
+    moves = await bot.services.db.game_moves(game.id)
+    human_turns = sum(1 for m in moves if m.kind == "play" and m.actor_id == human.id)
+    public = [
+        m
+        for where in (channel, thread)
+        for m in fake.messages_in(where)
+        if m.author.id == fake.bot_user.id and not m.ephemeral
+    ]
+    assert computer_plays and any(m.attachments for m in public)
+    assert len(public) <= human_turns + 3, (len(public), human_turns)
+    # Shown through the interactions: few calls count against the global rate limit.
+    counted = [
+        r
+        for r in list(fake.requests)[requests:]
+        if r.path.startswith("/api/")
+        and "/interactions/" not in r.path
+        and "/webhooks/" not in r.path
+        and "/commands" not in r.path
+    ]
+    shapes = Counter(f"{r.method} {re.sub(r'[0-9]{6,}', 'N', r.path)}" for r in counted)
+    assert len(counted) <= human_turns + 5, (human_turns, shapes)
     # Not rated; the record against the level counts it.
     assert await bot.services.db.player_stats(fake.guild.id, human.id) == []
     (record,) = await bot.services.db.computer_record(fake.guild.id, human.id)
@@ -143,14 +175,15 @@ async def test_several_games_against_the_computer_at_once(
     async def practise(i: int) -> tuple[int, int]:
         human = fake.add_user(f"p{i}")
         thread = fake.add_channel(f"practice-{i}")
-        started = await (
+        started = await reply_of(
             await fake.slash(
                 human, thread, "challenge", opponent=fake.bot_user, variant="dutch", level="strong"
             )
-        ).wait_initial(TIMEOUT)
+        )
         assert not started.ephemeral, started.content
-        game = await bot.services.db.get_active_game(thread.id)
+        game = await game_started_from(bot.services.db, thread)
         assert game is not None
+        thread = fake.channel(game.channel_id)  # the game's own thread
         turns = 0
         while turns < 4:
             fresh = await bot.services.db.get_game(game.id)
@@ -177,6 +210,7 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
     human = fake.add_user("gus")
     channel = fake.add_channel("cube")
     game = await challenge_computer(fake, bot, human, channel, "strong")
+    channel = fake.channel(game.channel_id)  # played in its thread
     for _ in range(200):
         fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
@@ -189,12 +223,11 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
         await human_turn(fake, channel, human, state)
     else:
         raise AssertionError("the person never had the cube")
+    # The command's answer comes with the computer's: the double and its answer show together.
     doubled = await reply_of(await fake.slash(human, channel, "double"))
     assert "doubles to 2" in doubled.content, doubled.content
-    answered = await computer_moved(bot, fresh)  # the double itself is one version
-    if answered is not None:
-        answered = await computer_moved(bot, answered)  # then the computer's answer
     final = await bot.services.db.get_game(game.id)
+    assert final is not None and (final.version >= fresh.version + 2 or not final.is_active)
     assert final is not None
     after = GameState.from_json(final.state_json)
     lines = after.record[len(state.record) :]
@@ -220,6 +253,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
     human = fake.add_user("rita")
     channel = fake.add_channel("resign-to-the-computer")
     game = await challenge_computer(fake, bot, human, channel, "casual")
+    channel = fake.channel(game.channel_id)  # played in its thread
     for _ in range(20):  # a few turns each
         fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
@@ -230,8 +264,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
         if len(state.record) > 8:
             break
         await human_turn(fake, channel, human, state)
-    offered = await reply_of(await fake.slash(human, channel, "resign", level=2))
-    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    await resign(fake, human, channel, 2)
     end = time.monotonic() + COMPUTER_TURN_TIMEOUT
     while time.monotonic() < end:
         final = await bot.services.db.get_game(game.id)
@@ -251,10 +284,9 @@ async def test_the_computer_accepts_an_offer_to_resign(
             if m.author.id == fake.bot_user.id and m.attachments and not m.ephemeral
         ]
 
-    # The final board follows the commit.
+    # The final board follows the commit; only it keeps buttons (its result card's).
     await eventually(lambda: "Game over" in boards()[-1].content, "the final board")
-    thinking = [m for m in boards() if "Computer (casual) is thinking" in m.content]
-    assert thinking and all(not m.components for m in thinking)
+    assert [m for m in boards() if m.components] == [boards()[-1]]
     assert fake.errors == []
 
 
@@ -266,6 +298,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     human = fake.add_user("vera")
     channel = fake.add_channel("resign-judged")
     game = await challenge_computer(fake, bot, human, channel, "casual")
+    channel = fake.channel(game.channel_id)  # played in its thread
     while True:  # until the person is to act (the computer may have the opening roll)
         fresh = await bot.services.db.get_game(game.id)
         assert fresh is not None and fresh.status == "active"
@@ -296,8 +329,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
             await asyncio.sleep(0.05)
         raise AssertionError("the computer did not answer the offer to resign")
 
-    offered = await reply_of(await fake.slash(human, channel, "resign", level=1))
-    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    await resign(fake, human, channel, 1)
     after = await answered(fresh.version)
     assert after.status == "active"
     state = GameState.from_json(after.state_json)
@@ -318,8 +350,7 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     await eventually(lambda: bool(said("Computer (casual) rejects a single game")), "the reply")
     assert "it expects a gammon here" in said("Computer (casual) rejects a single game")[-1]
 
-    offered = await reply_of(await fake.slash(human, channel, "resign", level=2))
-    assert "offers to resign" in offered.content or offered.content == "", offered.content
+    await resign(fake, human, channel, 2)
     final = await answered(after.version)
     assert final.status == "finished" and final.result_kind == "resign"
     assert final.winner_id == fake.bot_user.id

@@ -492,6 +492,8 @@ class GamesBase(commands.Cog):
                 new = True  # the board was deleted: a new one below
             else:
                 await self.play.board_shown(game)
+                # The command's private note first: a follow-up would otherwise fill it.
+                await self.confirm(interaction, lines[0] if lines else "Done.")
                 if pinged is not None:
                     await self._turn_notice(
                         interaction, game, board_id, pinged, prompt(game, state)
@@ -509,8 +511,6 @@ class GamesBase(commands.Cog):
                 else:
                     await self.boards.clear_buttons(game.channel_id, board_id)
         await self._result_card(outcome)
-        if not new:  # a new board closed the command's "thinking" already
-            await self.confirm(interaction, lines[0] if lines else "Done.")
 
     async def _new_board(
         self,

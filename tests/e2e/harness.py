@@ -223,8 +223,12 @@ class Table:
         self.interactions += 1
         return handle
 
-    async def settle(self, game_id: int | None, board_id: int | None, edits: int) -> Game:
-        """Wait until the bot has shown an action: a new board message, or the board edited."""
+    async def settle(
+        self, game_id: int | None, board_id: int | None, edits: int, version: int | None = None
+    ) -> Game:
+        """Wait until the bot has shown an action: a new board message, the board edited, or
+        (``version``: the game's version before it) the action committed and shown to its
+        player alone (a step inside an Express chain)."""
         deadline = asyncio.get_running_loop().time() + TIMEOUT
         while True:
             if game_id is None:
@@ -236,6 +240,12 @@ class Table:
                     return game
                 msg = self.fake.get_message(board_id) if board_id is not None else None
                 if msg is not None and msg.edit_count > edits:
+                    return game
+                if (
+                    version is not None
+                    and game.version != version
+                    and game.board_owed_version is None
+                ):
                     return game
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError("the bot did not show the action in time")
@@ -309,7 +319,7 @@ class Table:
         handle = await self.send(await self.fake.slash(user, self.channel, command, **options))
         if command == "resign":  # it asks first, privately: confirm
             handle = await self.confirm(user, handle, "resign")
-        self._board(await self.settle(game.id, board_id, edits))
+        self._board(await self.settle(game.id, board_id, edits, game.version))
         return handle
 
     async def confirm(

@@ -13,6 +13,7 @@ import re
 from cogs.client import BackgammonBot
 from engine.game import MOVE, ROLL, GameState
 from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeMessage
 
 from .harness import TIMEOUT, Table, board_images, eventually, mover_user, reply_of
 
@@ -123,7 +124,8 @@ async def test_a_roll_redraws_the_waiting_board_in_place(table: Table, fake: Fak
     assert fake.pings[pings:] == []  # the roller was pinged when the turn began
     # The play then posts the next board, and the old one is left without buttons.
     await table.step()
-    assert table.last_board is not board and board.custom_ids() == []
+    assert table.last_board is not board
+    await eventually(lambda: board.custom_ids() == [], "the old board's buttons to go")
 
 
 async def test_old_and_unknown_buttons_get_a_private_answer(
@@ -288,10 +290,16 @@ async def test_a_whole_game_one_picture_and_one_ping_per_turn(
         else:
             await table.step()
         live = table.last_board
-        stale = [
-            m for m in board_images(fake, table.channel) if m is not live and m.custom_ids() != []
-        ]
-        assert stale == [], [m.content for m in stale]
+
+        def stale() -> list[FakeMessage]:
+            return [
+                m
+                for m in board_images(fake, table.channel)
+                if m is not live and m.custom_ids() != []
+            ]
+
+        # The old board's buttons are cleared right after the new board is out.
+        await eventually(lambda: stale() == [], "only the live board to keep buttons")
     else:
         raise AssertionError("the game did not end")
     assert doubled

@@ -534,9 +534,20 @@ class GamesBase(commands.Cog):
         # (and be private too).
         await self.confirm(interaction, "")
         if interaction.channel_id == game.channel_id:
-            message: discord.Message = await interaction.followup.send(wait=True, **kwargs)
-            self.boards.remember_followup(message.id, interaction)
-            return message
+            try:
+                message: discord.Message = await interaction.followup.send(wait=True, **kwargs)
+            except discord.HTTPException as exc:
+                # The interaction is gone (acknowledged too late, expired): the board does not
+                # need it, it goes to the channel (a fresh picture: the sent one is consumed).
+                log.info("board of game %s not sent as a follow-up: %s", game.id, exc)
+                kwargs["file"] = await self.boards.file(
+                    self.table.state_of(game),
+                    theme=await self.boards.theme(game.guild_id),
+                    elsewhere=game.against_computer,
+                )
+            else:
+                self.boards.remember_followup(message.id, interaction)
+                return message
         return await self.boards.channel(game.channel_id).send(
             nonce=board_nonce(game.id, game.version), **kwargs
         )

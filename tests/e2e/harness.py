@@ -153,6 +153,22 @@ class BotProcess:
                 self.proc.kill()
 
 
+async def abort_game(fake: FakeDiscord, user: FakeUser, channel: FakeChannel) -> tuple[bool, str]:
+    """/abort, confirmed when the bot asks first (a player, a moderator): (ephemeral, text)
+    of the answer that follows."""
+    asked = await fake.slash(user, channel, "abort")
+    callback = await asked.wait_initial(TIMEOUT)
+    question = asked.original
+    buttons = question.custom_ids() if question is not None else []
+    confirm = next((c for c in buttons if c.startswith("bg:cf:abort:")), None)
+    if question is None or confirm is None:
+        return callback.ephemeral, callback.content or ""
+    click = await fake.click(user, question, confirm)
+    await click.wait_initial(TIMEOUT)
+    (answer,) = await click.wait_followups(1, TIMEOUT)
+    return answer.ephemeral, answer.text()
+
+
 async def game_started_from(
     db: Storage, channel: FakeChannel, timeout: float = TIMEOUT
 ) -> Game | None:

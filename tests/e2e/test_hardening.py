@@ -13,10 +13,11 @@ from engine.game import MOVE, GameState
 from storage import Database
 from tests.fake_discord import FakeDiscord, InteractionHandle
 
-from .harness import TIMEOUT, BotProcess, Table, mover_user
+from .harness import TIMEOUT, BotProcess, Table, abort_game, mover_user
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_POST = r"/channels/\d+/messages$"
+FOLLOWUP = r"/webhooks/\d+/[^/]+$"
 GENERIC = "Something went wrong"
 
 
@@ -55,10 +56,9 @@ async def test_concurrent_moderator_aborts(
     await table.challenge("pin")
     mods = fake.add_role("mods", permissions=1 << 13)
     moderators = [fake.add_user(f"mod{i}", roles=[mods]) for i in range(3)]
-    handles = await asyncio.gather(
-        *(fake.slash(user, table.channel, "abort") for user in moderators)
+    replies = await asyncio.gather(
+        *(abort_game(fake, user, table.channel) for user in moderators)
     )
-    replies = await _replies(list(handles))
     assert sum(not e and "aborted" in t for e, t in replies) == 1, replies
     others = [t for e, t in replies if e]
     assert len(others) == 2 and all("already ended" in t for t in others), replies
@@ -72,11 +72,10 @@ async def test_both_players_abort_at_once(
     await table.challenge("pin")
     game = await table.game()
     assert game is not None
-    handles = await asyncio.gather(
-        fake.slash(table.alice, table.channel, "abort"),
-        fake.slash(table.bob, table.channel, "abort"),
+    replies = await asyncio.gather(
+        abort_game(fake, table.alice, table.channel),
+        abort_game(fake, table.bob, table.channel),
     )
-    replies = await _replies(list(handles))
     texts = sorted(t for _, t in replies)
     assert any("wants to abort" in t for t in texts), texts
     assert any("was aborted" in t for t in texts), texts
@@ -90,11 +89,10 @@ async def test_repeated_abort_request_is_answered_privately(
     table: Table, fake: FakeDiscord
 ) -> None:
     await table.challenge("pin")
-    first = await fake.slash(table.alice, table.channel, "abort")
-    assert "wants to abort" in ((await first.wait_initial(TIMEOUT)).content or "")
-    again = await fake.slash(table.alice, table.channel, "abort")
-    callback = await again.wait_initial(TIMEOUT)
-    assert callback.ephemeral and "already asked" in (callback.content or "")
+    ephemeral, said = await abort_game(fake, table.alice, table.channel)
+    assert not ephemeral and "wants to abort" in said
+    ephemeral, said = await abort_game(fake, table.alice, table.channel)
+    assert ephemeral and "already asked" in said
     assert await table.game() is not None
 
 
@@ -105,13 +103,12 @@ async def test_a_move_cancels_a_pending_abort_request(table: Table, fake: FakeDi
     state = GameState.from_json(game.state_json)
     asker = mover_user(game, state, table.users)
     other = table.bob if asker is table.alice else table.alice
-    asked = await fake.slash(asker, table.channel, "abort")
-    await asked.wait_initial(TIMEOUT)
+    await abort_game(fake, asker, table.channel)
     assert await table.db.abort_requested_by(game.id) == asker.id
     await table.step()  # the asker plays on instead
     assert await table.db.abort_requested_by(game.id) is None
-    agreed = await fake.slash(other, table.channel, "abort")
-    assert "wants to abort" in ((await agreed.wait_initial(TIMEOUT)).content or "")
+    _, said = await abort_game(fake, other, table.channel)
+    assert "wants to abort" in said
     assert await table.game() is not None
 
 
@@ -123,13 +120,12 @@ async def test_abort_request_survives_a_restart(fake: FakeDiscord, tmp_path: Pat
     try:
         table = Table(fake, db, fake.general, fake.add_user("alice"), fake.add_user("bob"))
         await table.challenge("pin")
-        asked = await fake.slash(table.alice, table.channel, "abort")
-        assert "wants to abort" in ((await asked.wait_initial(TIMEOUT)).content or "")
+        _, said = await abort_game(fake, table.alice, table.channel)
+        assert "wants to abort" in said
         process.kill()
         await process.start()
-        agreed = await fake.slash(table.bob, table.channel, "abort")
-        callback = await agreed.wait_initial(TIMEOUT)
-        assert not callback.ephemeral and "was aborted" in (callback.content or "")
+        ephemeral, said = await abort_game(fake, table.bob, table.channel)
+        assert not ephemeral and "was aborted" in said
         assert await table.game() is None
     finally:
         process.stop()
@@ -175,9 +171,11 @@ async def test_refused_board_after_a_committed_move(
     table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
     await table.challenge("pin")
-    # Discord refuses the board (the bot lost Send Messages there): the player is told
-    # privately that the move was recorded, never to try again.
-    fault = fake.inject_fault("POST", CHANNEL_POST, 403, code=50013, message="Missing Permissions")
+    # Discord refuses the board, sent as the interaction's follow-up and then through the
+    # channel (the bot lost Send Messages there): the player is told privately that the move
+    # was recorded, never to try again.
+    fault = fake.inject_fault("POST", FOLLOWUP, 403, code=50013, message="Missing Permissions")
+    fake.inject_fault("POST", CHANNEL_POST, 403, code=50013, message="Missing Permissions")
     handle, version = await _send_move(table)
     followups = await handle.wait_followups(1, TIMEOUT)
     assert fault.hits >= 1
@@ -193,7 +191,8 @@ async def test_failed_board_the_channel_gets_it_at_the_next_command(
     table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
     await table.challenge("pin")
-    # The board post is refused once: the move counts, the board is owed.
+    # The board post is refused (follow-up, then channel): the move counts, the board is owed.
+    fake.inject_fault("POST", FOLLOWUP, 403, code=50013, message="Missing Permissions")
     fake.inject_fault("POST", CHANNEL_POST, 403, code=50013, message="Missing Permissions")
     handle, version = await _send_move(table)
     game = await table.game()

@@ -17,7 +17,6 @@ from tests.fake_discord.models import FakeMessage
 
 from .harness import TIMEOUT, Table, board_images, eventually, mover_user, reply_of
 
-
 RESULT_BUTTONS = ["rematch", "review", "replay", "record"]
 
 
@@ -291,7 +290,7 @@ async def test_a_whole_game_one_picture_and_one_ping_per_turn(
             await table.step()
         live = table.last_board
 
-        def stale() -> list[FakeMessage]:
+        def stale(live: FakeMessage | None = live) -> list[FakeMessage]:
             return [
                 m
                 for m in board_images(fake, table.channel)

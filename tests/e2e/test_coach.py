@@ -13,7 +13,7 @@ from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH
 from render.replay import replay_states
 from tests.fake_discord import FakeDiscord
 
-from .harness import TIMEOUT, Table
+from .harness import TIMEOUT, Table, game_started_from
 
 
 async def test_replay_posts_an_animated_gif_with_a_frame_per_play(
@@ -59,8 +59,9 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
         )
     ).wait_initial(TIMEOUT)
     assert not started.ephemeral, started.content
-    game = await bot.services.db.get_active_game(thread.id)
+    game = await game_started_from(bot.services.db, thread)
     assert game is not None
+    thread = fake.channel(game.channel_id)  # the game's own thread
     # Wait for the person's turn (the computer may have started).
     for _ in range(400):
         game = await bot.services.db.get_game(game.id)
@@ -83,7 +84,7 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
     spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
     assert spectator.ephemeral and "Only the players" in (spectator.content or "")
     await table.challenge("pin")
-    plain = await bot.services.db.get_active_game(table.channel.id)
+    plain = await table.game()
     assert plain is not None and plain.rated and not plain.hints
     mover = table.alice if GameState.from_json(plain.state_json).mover == 0 else table.bob
     refused = await (await fake.slash(mover, table.channel, "hint")).wait_initial(TIMEOUT)
@@ -107,9 +108,10 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     await (await fake.click(bob, msg, accept)).wait_initial(TIMEOUT)
     game = await table.settle(None, None, 0)  # the first board is out
     assert game is not None and game.hints and not game.rated
+    table._follow(game)  # played in its thread
     state = GameState.from_json(game.state_json)
     mover = alice if state.mover == 0 else bob
-    hint = await fake.slash(mover, channel, "hint")
+    hint = await fake.slash(mover, table.channel, "hint")
     await hint.wait_initial(TIMEOUT)
     (answer,) = await hint.wait_followups(1, timeout=60)
     assert answer.ephemeral and ("Best plays" in answer.content or "only legal" in answer.content)
@@ -148,8 +150,8 @@ async def test_review_after_a_game_against_the_computer(
     # An active game is not reviewed.
     again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
     await again.wait_initial(TIMEOUT)
-    active = await bot.services.db.get_active_game(channel.id)
-    assert active is not None
+    active = await game_started_from(bot.services.db, channel)
+    assert active is not None and active.id != game.id
     early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
     assert early.ephemeral and "still being played" in (early.content or "")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import Counter
 import time
+from collections import Counter
 from dataclasses import replace
 
 import pytest

@@ -56,9 +56,7 @@ async def test_concurrent_moderator_aborts(
     await table.challenge("pin")
     mods = fake.add_role("mods", permissions=1 << 13)
     moderators = [fake.add_user(f"mod{i}", roles=[mods]) for i in range(3)]
-    replies = await asyncio.gather(
-        *(abort_game(fake, user, table.channel) for user in moderators)
-    )
+    replies = await asyncio.gather(*(abort_game(fake, user, table.channel) for user in moderators))
     assert sum(not e and "aborted" in t for e, t in replies) == 1, replies
     others = [t for e, t in replies if e]
     assert len(others) == 2 and all("already ended" in t for t in others), replies

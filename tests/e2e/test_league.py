@@ -421,7 +421,13 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     shown = await answer(await fake.slash(admin, fake.general, "settings"))
     assert shown.ephemeral
     values = [f["value"] for f in embed_of(shown)["fields"]]
-    assert values == ["1 day", "3 days", "10 min", theme_label("default")]
+    assert values == [
+        "1 day",
+        "3 days",
+        "10 min",
+        theme_label("default"),
+        "in a thread of their own, opened on the challenge",
+    ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
     assert bad.ephemeral and "must come before" in (bad.content or "")
@@ -435,7 +441,12 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "5 h",
         "30 min",
         theme_label("default"),
+        "in a thread of their own, opened on the challenge",
     ]
+    # Threads can be turned off: games then stay in the channel of the challenge.
+    off = await answer(await fake.slash(admin, fake.general, "settings", threads=False))
+    assert embed_of(off)["fields"][-1]["value"] == "in the channel of the challenge"
+    assert not (await bot.services.db.get_guild_settings(fake.guild.id)).game_threads
     now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)
     assert now.challenge_expiry_seconds == 1800

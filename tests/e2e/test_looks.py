@@ -19,7 +19,7 @@ from render.theme import THEMES
 from storage import PlayerPreferences
 from tests.fake_discord import FakeDiscord, FakeUser
 
-from .harness import TIMEOUT, Table, bot_in_process, png_of, reply_of
+from .harness import TIMEOUT, Table, bot_in_process, game_started_from, png_of, reply_of
 
 MANAGE_GUILD = 1 << 5
 
@@ -153,9 +153,10 @@ async def test_computer_boards_use_the_server_theme(table: Table, fake: FakeDisc
     handle = await fake.slash(
         table.alice, table.channel, "challenge", opponent=bot_user, variant="pin", level="beginner"
     )
-    first = await reply_of(handle)
-    assert first.message is not None
-    png = png_of(first.message)
+    await reply_of(handle)
+    game = await game_started_from(table.db, table.channel)
+    assert game is not None and game.board_message_id is not None
+    png = png_of(fake.get_message(game.board_message_id))
     assert png is not None and _background(png) == THEMES["high-contrast"].background
 
 

@@ -13,7 +13,7 @@ from engine.game import GameState
 from engine.history import replay
 from tests.fake_discord import FakeDiscord
 
-from .harness import TIMEOUT, Table, eventually, final_callback, reply_of
+from .harness import TIMEOUT, Table, eventually, final_callback, game_started_from
 
 
 async def replayed(fake: FakeDiscord, table: Table, game_id: int) -> None:
@@ -76,14 +76,14 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
     offered = state.players[1 - state.mover]
     assert offered in ("Sam", "Sam (2)") and state.players == ("Sam", "Sam (2)")
     answered = state.players[state.mover]
-    for said in (f"{offered} offers to resign.", f"{answered} accepts the resignation."):
-        # The last board may still be on its way when the game is stored as finished.
-        await eventually(
-            lambda said=said: any(
-                m.content.startswith(said) for m in fake.messages_in(table.channel)
-            ),
-            said,
-        )
+    # The board shows the offer, then (edited in place) its answer.
+    said = f"{answered} accepts the resignation."
+    # The last board may still be on its way when the game is stored as finished.
+    await eventually(
+        lambda: any(m.content.startswith(said) for m in fake.messages_in(table.channel)), said
+    )
+    moves = [m.text for m in await bot.services.db.game_moves(game.id)]
+    assert any(m.startswith(f"{offered} offers to resign") for m in moves), moves
     await replayed(fake, table, game.id)
     record = await final_callback(await fake.slash(one, table.channel, "record", game=game.id))
     body = record.files[0].data.decode("utf-8")
@@ -106,12 +106,25 @@ async def test_a_player_named_like_the_computer_plays_it_and_replays(
         )
     ).wait_initial(TIMEOUT)
     assert not started.ephemeral, started.content
-    game = await bot.services.db.get_active_game(channel.id)
+    game = await game_started_from(bot.services.db, channel)
     assert game is not None
+    channel = fake.channel(game.channel_id)  # its thread
     state = GameState.from_json(game.state_json)
     assert state.players == ("Computer (casual)", "Computer (casual) (2)")
-    resigned = await reply_of(await fake.slash(human, channel, "resign"))
-    assert resigned.content == "Computer (casual) resigns.", resigned.content
+    asked = await fake.slash(human, channel, "resign")
+    question = await asked.wait_original()
+    assert question.ephemeral and "Resign a single game" in question.content, question.content
+    confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
+    await (await fake.click(human, question, confirm)).wait_initial(TIMEOUT)
+
+    def resigned() -> bool:
+        return any(
+            m.content.startswith("Computer (casual) resigns.")
+            for m in fake.messages_in(channel)
+            if not m.ephemeral
+        )
+
+    await eventually(resigned, "the board with the resignation")
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == fake.bot_user.id

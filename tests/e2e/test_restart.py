@@ -6,12 +6,12 @@ import asyncio
 import time
 from pathlib import Path
 
-from engine.game import ROLL, GameState
+from engine.game import DOUBLE, ROLL, GameState
 from storage import Database, Game
 from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeChannel, FakeUser
 
-from .harness import TIMEOUT, BotProcess, Table
-from .test_computer import human_turn
+from .harness import TIMEOUT, BotProcess, Table, eventually, game_started_from
 
 
 async def test_kill_9_mid_game_and_resume(fake: FakeDiscord, tmp_path: Path) -> None:
@@ -76,8 +76,9 @@ async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
             human, channel, "challenge", opponent=fake.bot_user, variant="classic", level="expert"
         )
         assert not (await handle.wait_initial(TIMEOUT)).ephemeral
-        game = await db.get_active_game(channel.id)
+        game = await game_started_from(db, channel)
         assert game is not None
+        channel = fake.channel(game.channel_id)  # its thread
         killed_at: Game | None = None
         for _ in range(60):
             game = await db.get_game(game.id)
@@ -91,9 +92,8 @@ async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
                         break
                     await asyncio.sleep(0.05)
                 continue
-            await human_turn(fake, channel, human, state)
-            after = await db.get_game(game.id)
-            assert after is not None
+            # The person's move is committed at once; its answer waits for the computer's.
+            after = await _send_turn(fake, channel, human, state, db, game)
             if after.status == "active" and GameState.from_json(after.state_json).mover == 1:
                 process.kill()  # SIGKILL while the computer thinks about its answer
                 killed_at = await db.get_game(game.id)
@@ -104,6 +104,8 @@ async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
                 killed_at = None
         assert killed_at is not None, "never caught the computer thinking"
         before = GameState.from_json(killed_at.state_json)
+        board = fake.get_message(killed_at.board_message_id or 0)
+        edits_before = board.edit_count if board is not None else 0
         posted_before = len(fake.messages_in(channel))
 
         await process.start()
@@ -127,11 +129,18 @@ async def test_kill_9_during_the_computers_turn_plays_it_once_after_restart(
         await asyncio.sleep(0.5)  # nothing more happens: no second play
         again = await db.get_game(killed_at.id)
         assert again is not None and again.version == now.version
-        # Its board was posted in the channel, like any turn.
-        assert any(
-            m.author.id == fake.bot_user.id and m.attachments
-            for m in fake.messages_in(channel)[posted_before:]
-        )
+
+        # Its reply is shown on the board of the turn (edited in place), or a new one.
+        def shown() -> bool:
+            latest = fake.get_message(now.board_message_id or 0)
+            edited = board is not None and board.edit_count > edits_before
+            posted = any(
+                m.author.id == fake.bot_user.id and m.attachments
+                for m in fake.messages_in(channel)[posted_before:]
+            )
+            return latest is not None and (edited or posted)
+
+        await eventually(shown, "the computer's reply on a board")
     finally:
         process.stop()
         await db.close()
@@ -148,14 +157,14 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
     db = await Database.open(db_path)
     human = fake.add_user("carol")
     channel = fake.add_channel("owed-board")
-    board_post = rf"/channels/{channel.id}/messages$"
     try:
         handle = await fake.slash(
             human, channel, "challenge", opponent=fake.bot_user, variant="pin", level="expert"
         )
         await handle.wait_initial(TIMEOUT)
-        game = await db.get_active_game(channel.id)
+        game = await game_started_from(db, channel)
         assert game is not None
+        channel = fake.channel(game.channel_id)  # its thread
         held = None
         for _ in range(60):
             game = await db.get_game(game.id)
@@ -164,10 +173,11 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
             if state.mover == 1:  # the computer's turn: wait for its board
                 await _until_humans_turn(db, game.id)
                 continue
-            await human_turn(fake, channel, human, state)  # its board is out
-            # Hold the next board post (the computer's) until the bot is dead.
+            # Hold the next board (the person's move with the computer's reply, sent as the
+            # command's follow-up) until the bot is dead.
             mark = fake.mark()
-            fault = fake.inject_fault("POST", board_post, 500, delay=120.0)
+            fault = fake.inject_fault("POST", FOLLOWUP, 500, delay=120.0)
+            await _send_turn(fake, channel, human, state, db, game)
             for _ in range(800):
                 answered = [m for m in fake.messages_in(channel) if m.id > mark and m.attachments]
                 if fault.hits or answered:
@@ -176,7 +186,8 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
             if fault.hits:
                 held = fault
                 break
-            fake.faults.remove(fault)  # the computer's board got out first: try the next turn
+            fake.faults.remove(fault)  # no board was due (a roll): try the next turn
+            await _until_humans_turn(db, game.id)
         assert held is not None, "never caught the computer's board on its way"
         # The board post is held: the computer's move is committed, the channel has not got it.
         killed_at = await db.get_game(game.id)
@@ -192,7 +203,7 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
         board = await fake.wait_for_channel_message(
             channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
         )
-        assert "Computer (expert) played " in board.content
+        assert "Computer (expert) played " in board.content, board.content
         assert before.last.text in board.content
         assert board.attachments[0].data.startswith(b"\x89PNG")
         if not before.is_over:
@@ -207,6 +218,35 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
     finally:
         process.stop()
         await db.close()
+
+
+FOLLOWUP = r"/webhooks/\d+/[^/]+$"
+
+
+async def _send_turn(
+    fake: FakeDiscord,
+    channel: FakeChannel,
+    human: FakeUser,
+    state: GameState,
+    db: Database,
+    game: Game,
+) -> Game:
+    """The person's decision, sent without waiting for its answer; the game once committed."""
+    if state.phase == ROLL:
+        handle = await fake.slash(human, channel, "roll")
+    elif state.phase == DOUBLE:
+        handle = await fake.slash(human, channel, "take")
+    else:
+        play = min(state.legal_plays(), key=lambda p: (p.after.pips("X"), p.text))
+        handle = await fake.slash(human, channel, "move", play=play.text or "pass")
+    await handle.wait_initial(TIMEOUT)
+    for _ in range(600):
+        after = await db.get_game(game.id)
+        assert after is not None
+        if after.version != game.version:
+            return after
+        await asyncio.sleep(0.01)
+    raise AssertionError("the person's decision was not committed")
 
 
 async def _until_humans_turn(db: Database, game_id: int) -> None:
@@ -237,6 +277,9 @@ async def test_a_board_discord_refused_is_posted_after_a_kill_9(
         state = GameState.from_json(game.state_json)
         user = table.users[game.player_x if state.mover == 0 else game.player_o]
         play = state.legal_plays()[0].text or "pass"
+        channel = table.channel  # the game's thread
+        # The board is refused as the command's follow-up and through the channel.
+        fake.inject_fault("POST", FOLLOWUP, 403, code=50013, message="Missing Access")
         fault = fake.inject_fault(
             "POST", rf"/channels/{channel.id}/messages$", 403, code=50013, message="Missing Access"
         )

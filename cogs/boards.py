@@ -120,6 +120,31 @@ class Boards:
                 self._hooks.pop(message_id, None)
         return await self.channel(channel_id).get_partial_message(message_id).edit(**kwargs)
 
+    async def find_board(
+        self, channel_id: int, game_id: int, version: int, *, limit: int = 20
+    ) -> discord.Message | None:
+        """A board of ``game_id`` at ``version`` already in the channel: its buttons carry the
+        game and version (a result card's, the game). Used before paying a board debt, in case
+        the board got out and only the note of it was lost (a kill right after the post; a
+        follow-up has no nonce). One read of the channel's latest messages."""
+        me = self.client.user
+        wanted = f":{game_id}:{version}"
+        finished = f":{game_id}"
+        try:
+            async for message in self.channel(channel_id).history(limit=limit):
+                if me is None or message.author.id != me.id or not message.attachments:
+                    continue
+                for row in message.components:
+                    for item in getattr(row, "children", []):
+                        custom_id = getattr(item, "custom_id", None) or ""
+                        if custom_id.endswith(wanted) or (
+                            custom_id.startswith("bg:res:") and custom_id.endswith(finished)
+                        ):
+                            return message
+        except discord.HTTPException as exc:
+            log.info("could not read the history of channel %s: %s", channel_id, exc)
+        return None
+
     async def clear_buttons(self, channel_id: int, message_id: int | None) -> None:
         """Remove a board's buttons (they no longer apply); its text and picture stay. Never
         raises: a message deleted by a moderator needs no tidying."""

@@ -237,6 +237,17 @@ class GamesBase(commands.Cog):
             if game is None:
                 return False
             state = self.table.state_of(game)
+            # The board may be out already (only the note of it lost): take it as paid.
+            found = await self.boards.find_board(game.channel_id, game.id, game.version)
+            if found is not None:
+                if found.id == game.board_message_id:
+                    await self.play.board_shown(game)  # edited in place before the stop
+                else:
+                    if game.board_message_id is not None:
+                        await self.boards.clear_buttons(game.channel_id, game.board_message_id)
+                    await self.play.board_posted(game, found.id)
+                self._owed_boards.discard(channel_id)
+                return False
             last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
             played = describe_play(state, state.last) if state.last is not None else ""
             lines = [played, status_line(state), last]

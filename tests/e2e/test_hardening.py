@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from cogs.client import BackgammonBot
 from engine.game import MOVE, GameState
 from storage import Database
 from tests.fake_discord import FakeDiscord, InteractionHandle
 
-from .harness import TIMEOUT, BotProcess, Table, abort_game, mover_user
+from .harness import TIMEOUT, BotProcess, Table, abort_game, board_images, mover_user
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_POST = r"/channels/\d+/messages$"
@@ -274,3 +276,38 @@ async def test_database_file_deleted_under_the_running_bot(
     assert "database file was removed or replaced" in (callback.content or "")
     assert GENERIC not in (callback.content or "")
     assert any(r.levelno == logging.CRITICAL for r in caplog.records)
+
+
+async def test_a_board_that_got_out_is_not_posted_again(
+    table: Table, fake: FakeDiscord, bot: BackgammonBot
+) -> None:
+    """Killed right after a board reached the channel, before its message id was stored: the
+    debt is on record, but the board is in the channel (its buttons name the game and its
+    version). Paying the debt finds it instead of posting a second board."""
+    await table.challenge("classic")
+    await table.step()
+    await table.step()
+    game = await table.game()
+    assert game is not None and game.board_message_id is not None
+    live = game.board_message_id
+    # What a kill between the post and its note leaves: the debt, and the older board's id.
+    older = next(m.id for m in board_images(fake, table.channel) if m.id != live)
+    with sqlite3.connect(table.db.path) as raw:  # type: ignore[attr-defined]
+        raw.execute(
+            "UPDATE games SET board_owed_version = version, board_message_id = ? WHERE id = ?",
+            (older, game.id),
+        )
+    before = len(board_images(fake, table.channel))
+    cog = bot.get_cog("Games")
+    assert await cog.post_owed_boards() == 0  # type: ignore[union-attr]
+    assert len(board_images(fake, table.channel)) == before
+    paid = await table.db.get_game(game.id)
+    assert paid is not None and paid.board_owed_version is None
+    assert paid.board_message_id == live
+    # An edit in place that got out likewise: the board is the stored one, just marked shown.
+    with sqlite3.connect(table.db.path) as raw:  # type: ignore[attr-defined]
+        raw.execute("UPDATE games SET board_owed_version = version WHERE id = ?", (game.id,))
+    assert await cog.post_owed_boards() == 0  # type: ignore[union-attr]
+    assert len(board_images(fake, table.channel)) == before
+    paid = await table.db.get_game(game.id)
+    assert paid is not None and paid.board_owed_version is None

@@ -326,3 +326,71 @@ async def test_challenge_expires(table: Table, fake: FakeDiscord, bot: Backgammo
     late = await fake.slash(table.bob, table.channel, "accept")
     assert "no open challenge" in ((await late.wait_initial(TIMEOUT)).content or "")
     assert await table.game() is None
+
+
+async def test_result_card_buttons(table: Table, fake: FakeDiscord) -> None:
+    """The last board is the result card: Review, Replay and Record answer whoever clicks,
+    privately; Rematch challenges the other player again, and the rematch is played in the
+    same thread."""
+    await table.challenge("blocking")
+    game = await table.game()
+    assert game is not None
+    await table.act(table.alice, "resign")  # one result in this variant: over at once
+    card = table.last_board
+    assert card is not None and "Game over" in card.content
+    carol = fake.add_user("carol")
+    buttons = {c.split(":")[2]: c for c in card.custom_ids()}
+    review = await fake.click(carol, card, buttons["review"])
+    (reviewed,) = await review.wait_followups(1, 120)
+    assert reviewed.ephemeral and reviewed.embeds
+    assert f"Review of game #{game.id}" in reviewed.embeds[0]["title"]
+    record = await fake.click(carol, card, buttons["record"])
+    (recorded,) = await record.wait_followups(1, 60)
+    assert recorded.ephemeral and recorded.attachments
+    # Only a player asks for the rematch.
+    refused = await reply_of(await fake.click(carol, card, buttons["rematch"]))
+    assert refused.ephemeral and "Only the players" in refused.content
+    rematch = await fake.click(table.bob, card, buttons["rematch"])
+    offer = await rematch.wait_original()
+    assert not offer.ephemeral and "asks for a rematch" in offer.content
+    assert [u.id for u in offer.pinged] == [table.alice.id]
+    accept = next(c for c in offer.custom_ids() if c.startswith("bg:accept:"))
+    await (await fake.click(table.alice, offer, accept)).wait_initial(TIMEOUT)
+    second = await table.settle(None, None, 0)
+    assert second.id != game.id and second.channel_id == table.channel.id  # the same thread
+    assert (second.player_x, second.player_o) == (table.bob.id, table.alice.id)
+    assert fake.errors == []
+
+
+async def test_threads_off_keeps_games_in_the_channel(table: Table, fake: FakeDiscord) -> None:
+    admin = fake.add_user("admin", roles=[fake.add_role("admins", permissions=1 << 5)])
+    await reply_of(await fake.slash(admin, table.channel, "settings", threads=False))
+    await table.challenge("pin")
+    game = await table.game()
+    assert game is not None
+    assert game.channel_id == table.channel.id and game.parent_channel_id is None
+    assert table.home is None  # nothing to follow
+
+
+async def test_an_open_challenge_accepted_by_two_at_once(table: Table, fake: FakeDiscord) -> None:
+    """Both clicks race for the thread too: one game, in one thread, and a clear refusal."""
+    posted = await fake.slash(table.alice, table.channel, "challenge", variant="dutch")
+    msg = await posted.wait_original()
+    accept = next(c for c in msg.custom_ids() if c.startswith("bg:accept:"))
+    carol = fake.add_user("carol")
+    clicks = await asyncio.gather(
+        fake.click(table.bob, msg, accept), fake.click(carol, msg, accept)
+    )
+    game = await table.settle(None, None, 0)
+    assert game.channel_id == msg.id  # the thread opened on the challenge
+    for click in clicks:
+        await click.wait_initial(TIMEOUT)
+
+    def refusals() -> list[FakeMessage]:
+        return [m for c in clicks for m in c.followups if m.ephemeral]
+
+    await eventually(lambda: len(refusals()) == 1, "the second accept refused")
+    assert "already" in refusals()[0].content, refusals()[0].content
+    threads = [c for c in fake.guild.channels.values() if c.is_thread]
+    assert len(threads) == 1
+    assert fake.errors == [] or all(e.code == 160004 for e in fake.errors)

@@ -25,7 +25,16 @@ from app.computer import COMPUTER_SEAT, computer_to_act
 from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
-from cogs.boards import NO_PINGS, Boards, actor_id, board_nonce, clip, has_buttons, ping
+from cogs.boards import (
+    MAX_CONTENT,
+    NO_PINGS,
+    Boards,
+    actor_id,
+    board_nonce,
+    clip,
+    has_buttons,
+    ping,
+)
 from cogs.common import mention, send_committed
 from cogs.looks import player_theme
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
@@ -634,4 +643,15 @@ def board_text(outcome: Outcome, lines: list[str]) -> str:
     the result)."""
     state, game = outcome.state, outcome.game
     last = final_text(outcome) if state.is_over else prompt(game, state)
-    return "\n".join(line for line in (*lines[-8:], status_line(state), last) if line)
+    tail = "\n".join(line for line in (status_line(state), last) if line)
+    # Whatever the names' lengths, the result and who acts now are never cut: the lines of
+    # what happened give way first, oldest first.
+    room = MAX_CONTENT - len(tail) - 1
+    kept: list[str] = []
+    for line in reversed([line for line in lines[-8:] if line]):
+        line = line if len(line) <= 400 else line[:397] + "..."
+        if len(line) + 1 > room:
+            break
+        kept.insert(0, line)
+        room -= len(line) + 1
+    return "\n".join([*kept, tail])

@@ -198,7 +198,7 @@ class Claim:
 
 @dataclass(frozen=True)
 class Notice:
-    """A notice to post in a game's channel, already recorded as sent for this idle period."""
+    """A notice to post in a game's channel; :meth:`Reminders.sent` records it once posted."""
 
     game: Game
     #: True: the waiting player may claim; False: a reminder to the player to act.
@@ -207,6 +207,14 @@ class Notice:
     waiting_user: int
     idle_seconds: float
     claim_after_seconds: int
+    #: When it became due (what ``sent`` records).
+    at: float = 0.0
+
+    @property
+    def nonce(self) -> str:
+        """Posted with this nonce: a second post (a restart before it was recorded, another
+        process sweeping the same game) returns the first message instead."""
+        return f"bgn{self.game.id}v{self.game.version}{'c' if self.claim else 'r'}"[:25]
 
 
 # --- services ---------------------------------------------------------------------------------
@@ -395,8 +403,9 @@ class Reminders:
         self.clock = clock
 
     async def due(self, shards: Shards | None = None) -> AsyncIterator[Notice]:
-        """The notices due now (``shards``: only the guilds of these shards), each recorded
-        as sent before it is handed out."""
+        """The notices due now (``shards``: only the guilds of these shards). Each is posted
+        (with its nonce), then recorded with :meth:`sent`: a stop in between posts it again
+        at the next start, and Discord returns the first message for the same nonce."""
         now = self.clock()
         settings: dict[int, GuildSettings] = {}
         seen: set[int] = set()
@@ -433,12 +442,6 @@ class Reminders:
             if fresh.against_computer and (claim or state.mover == 1):
                 # The computer neither claims nor needs a reminder (its turns are resumed).
                 return None
-            # Claimed first, with a compare-and-set on the game as read: at most one notice per
-            # idle period even if the bot dies right after posting or another process sharing
-            # the database swept the same game, and no retry every sweep when posting fails
-            # (channel gone, no access), which would only repeat the failure.
-            if not await self.db.mark_reminded(fresh.id, now=now, expected=fresh):
-                return None
             return Notice(
                 fresh,
                 claim,
@@ -446,4 +449,11 @@ class Reminders:
                 GameTable.user_of(fresh, 1 - state.mover),
                 fresh.idle_seconds(now),
                 settings.claim_after_seconds,
+                now,
             )
+
+    async def sent(self, notice: Notice) -> bool:
+        """Record ``notice`` as posted, or as given up (channel gone, no access: a retry every
+        sweep would only repeat the failure); a compare-and-set on the game as read, so a
+        player's action meanwhile starts a new idle period. False if it moved on."""
+        return await self.db.mark_reminded(notice.game.id, now=notice.at, expected=notice.game)

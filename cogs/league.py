@@ -505,15 +505,18 @@ class League(commands.Cog):
         shards = getattr(self.bot, "owned_shards", None)
         posted = 0
         async for notice in self.reminders.due(shards if isinstance(shards, Shards) else None):
-            posted += await self._post(notice.game.channel_id, notice_text(notice))
+            posted += await self._post(notice.game.channel_id, notice_text(notice), notice.nonce)
+            await self.reminders.sent(notice)
         return posted
 
-    async def _post(self, channel_id: int, text: str) -> bool:
+    async def _post(self, channel_id: int, text: str, nonce: str) -> bool:
         try:
             channel = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.abc.Messageable):
                 return False
-            await channel.send(text, allowed_mentions=discord.AllowedMentions(users=True))
+            await channel.send(
+                text, allowed_mentions=discord.AllowedMentions(users=True), nonce=nonce
+            )
         except discord.HTTPException as exc:
             log.warning("could not post a reminder in channel %s: %s", channel_id, exc)
             return False

@@ -154,7 +154,11 @@ async def test_record_requests(db: Storage, table: GameTable, clock: FakeClock) 
 
 
 async def due(reminders: Reminders) -> list[Notice]:
-    return [notice async for notice in reminders.due()]
+    """The notices due, each then recorded as posted (as the bot's sweep does)."""
+    notices = [notice async for notice in reminders.due()]
+    for notice in notices:
+        assert await reminders.sent(notice)
+    return notices
 
 
 async def test_one_reminder_then_one_claim_notice_per_idle_period(

@@ -3,6 +3,7 @@ real bot against the fake Discord (games are finished by resigning, for speed)."
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import time
@@ -384,6 +385,30 @@ async def test_reminders_then_claim_notice_once_per_idle_period(
     assert len(posted(mark)) == 1 and "it is your turn" in posted(mark)[0].content
 
 
+async def test_a_reminder_posted_but_not_recorded_is_not_posted_twice(
+    fake: FakeDiscord, bot: BackgammonBot, table: Table
+) -> None:
+    """A stop between a reminder's post and its record: the next sweep posts it again with the
+    same nonce, and Discord returns the first message instead of a second."""
+    cog = league_cog(bot)
+    await table.challenge("pin")
+    bot.table.clock = later(25 * 3600)
+    mark = fake.mark()
+    # What the killed process did: posted the notice, never recorded it.
+    (notice,) = [n async for n in bot.services.reminders.due()]
+    assert await cog._post(notice.game.channel_id, "first post", notice.nonce)
+    hits = fake.nonce_hits
+    assert await cog.sweep() == 1  # due again: posted again, with the same nonce
+    assert fake.nonce_hits == hits + 1
+    texts = [
+        m.content
+        for m in fake.messages_in(table.channel)
+        if m.id > mark and m.author.id == fake.bot_user.id and m.interaction_id is None
+    ]
+    assert texts == ["first post"]
+    assert await cog.sweep() == 0  # recorded now
+
+
 async def test_reminder_loop_runs_by_itself(
     fake: FakeDiscord, bot: BackgammonBot, table: Table
 ) -> None:
@@ -400,8 +425,16 @@ async def test_reminder_loop_runs_by_itself(
         table.channel, lambda m: "it is your turn" in m.content, TIMEOUT, after=mark
     )
     assert message.content.startswith(f"<@{idle.id}>")
-    refreshed = await bot.services.db.get_game(game.id)
-    assert refreshed is not None and refreshed.reminded_at is not None
+
+    async def recorded() -> bool:  # recorded right after the post
+        refreshed = await bot.services.db.get_game(game.id)
+        return refreshed is not None and refreshed.reminded_at is not None
+
+    for _ in range(200):
+        if await recorded():
+            break
+        await asyncio.sleep(0.02)
+    assert await recorded()
 
 
 async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot) -> None:

@@ -20,6 +20,7 @@ from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState, LastPlay
 from engine.notation import parse_play
 from storage import (
+    ChannelBusyError,
     ConflictError,
     DatabaseGoneError,
     Game,
@@ -223,6 +224,25 @@ class Play:
                 raise AlreadyEnded() from None
         other = GameTable.user_of(game, 1 - seat) if seat is not None else None
         return Abort(result, other)
+
+    async def thread_gone(self, thread_id: int) -> Game | None:
+        """A game's thread was deleted: its game goes on in the channel the thread was opened
+        in (owed its board), or, when that channel has a game of its own, is aborted (nothing
+        is lost: the record stays). The game as it now is; None if no game was there."""
+        game = await self.db.get_active_game(thread_id)
+        if game is None or game.parent_channel_id is None:
+            return None
+        async with self.table.lock(thread_id):
+            try:
+                moved = await self.db.move_to_parent_channel(game.id)
+            except ChannelBusyError:
+                note = [NewMove(None, "abort", "aborted: its thread was deleted")]
+                try:
+                    await self.db.abort_game(game.id, now=self.table.clock(), moves=note)
+                except ConflictError:
+                    return None
+                return await self.db.get_game(game.id)
+        return moved
 
     # --- boards the channels have seen ---------------------------------------------------
 

@@ -63,6 +63,26 @@ class Games(ChallengeCommands, PlayCommands, InfoCommands):
         if posted:
             log.info("posted %d board(s) owed since before the restart", posted)
 
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A game's thread deleted under it: the game goes on in the channel it came from."""
+        try:
+            game = await self.play.thread_gone(payload.thread_id)
+            if game is None:
+                return
+            if game.status != "active":
+                await self.boards.send_text(
+                    game.home_channel_id,
+                    "A game's thread was deleted while this channel had a game of its own: "
+                    f"that game (#{game.id}) was aborted, not rated.",
+                    None,
+                )
+                return
+            log.info("game %s moved to channel %s: its thread is gone", game.id, game.channel_id)
+            await self._post_owed(game.channel_id, game.id)
+        except Exception:
+            log.exception("could not move the game of deleted thread %s", payload.thread_id)
+
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         command = interaction.command.name if interaction.command else ""
         public = bool(getattr(interaction.namespace, "public", False))

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from storage.checks import MAX_ID, check_count, check_id, check_moves, check_optional_id, check_time
-from storage.core import StorageCore, shard_filter
-from storage.errors import ConflictError, InvalidInputError
+from storage.core import StorageCore, UniqueViolation, shard_filter
+from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
 from storage.models import Game, GuildSettings, NewMove, Shards
 from storage.repos.games import insert_moves
 from storage.rows import GAME_COLUMNS, game_from_row, prefixed
@@ -64,6 +64,24 @@ class GameUpkeepRepository(StorageCore):
             "AND status IN ('active', 'finished') ORDER BY id"
         )
         return [game_from_row(row) for row in rows]
+
+    async def move_to_parent_channel(self, game_id: int) -> Game | None:
+        """The game's thread is gone: the active game goes on in the channel the thread was
+        opened in, which is owed its board. None if the game is not active in a thread; raises
+        :class:`ChannelBusyError` if that channel has an active game of its own."""
+        check_id("game_id", game_id)
+        async with self._write() as tx:
+            try:
+                rows = await tx.fetchall(
+                    "UPDATE games SET channel_id = parent_channel_id, parent_channel_id = NULL, "
+                    "board_message_id = NULL, board_owed_version = version "
+                    "WHERE id = ? AND status = 'active' AND parent_channel_id IS NOT NULL "
+                    f"RETURNING {GAME_COLUMNS}",
+                    (game_id,),
+                )
+            except UniqueViolation as exc:
+                raise ChannelBusyError(f"the channel of game {game_id} has a game") from exc
+        return game_from_row(rows[0]) if rows else None
 
     # ------------------------------------------------------------------ abort requests
 

@@ -14,6 +14,7 @@ from cogs.client import BackgammonBot
 from engine.game import MOVE, GameState
 from storage import Database
 from tests.fake_discord import FakeDiscord, InteractionHandle
+from tests.fake_discord.models import PERM_CREATE_PUBLIC_THREADS
 
 from .harness import TIMEOUT, BotProcess, Table, abort_game, board_images, mover_user
 
@@ -311,3 +312,43 @@ async def test_a_board_that_got_out_is_not_posted_again(
     assert len(board_images(fake, table.channel)) == before
     paid = await table.db.get_game(game.id)
     assert paid is not None and paid.board_owed_version is None
+
+
+async def test_a_deleted_thread_moves_its_game_to_the_channel(
+    table: Table, fake: FakeDiscord
+) -> None:
+    """A moderator deletes a running game's thread: the game goes on in the channel it was
+    challenged in, with its board, and nothing is lost."""
+    await table.challenge("pin")
+    await table.step()
+    game = await table.game()
+    assert game is not None and table.home is not None
+    thread, home = table.channel, table.home
+    mark = fake.mark()
+    fake.delete_thread(thread)
+    board = await fake.wait_for_channel_message(
+        home, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
+    )
+    for _ in range(200):  # its message id is stored right after the post
+        moved = await table.db.get_game(game.id)
+        if moved is not None and moved.board_message_id is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert moved is not None and moved.status == "active"
+    assert moved.channel_id == home.id and moved.parent_channel_id is None
+    assert (moved.version, moved.state_json) == (game.version, game.state_json)
+    assert moved.board_message_id == board.id and moved.board_owed_version is None
+    table.channel = home
+    await table.step()  # and it goes on there
+    assert fake.errors == []
+
+
+async def test_without_thread_permission_the_game_stays_in_the_channel(
+    table: Table, fake: FakeDiscord
+) -> None:
+    for role in fake.guild.roles.values():
+        role.permissions &= ~PERM_CREATE_PUBLIC_THREADS
+    await table.challenge("dutch")
+    game = await table.game()
+    assert game is not None and game.channel_id == table.channel.id
+    assert game.parent_channel_id is None and not list(fake.guild.threads())

@@ -503,6 +503,21 @@ class FakeDiscord:
         )
         return thread
 
+    def delete_thread(self, thread: FakeChannel) -> None:
+        """A moderator deletes a thread (THREAD_DELETE to the bot)."""
+        guild = self.guild_of(thread)
+        guild.channels.pop(thread.id, None)
+        self._dispatch_if(
+            "THREAD_DELETE",
+            {
+                "id": str(thread.id),
+                "guild_id": str(thread.guild_id),
+                "parent_id": str(thread.parent_id),
+                "type": thread.type,
+            },
+            INTENT_GUILDS,
+        )
+
     def channel(self, channel_id: int) -> FakeChannel | None:
         for guild in self.guilds.values():
             channel = guild.channels.get(channel_id)

@@ -288,3 +288,24 @@ async def test_bad_input_is_rejected_cleanly(db: Storage, call: object) -> None:
     # Nothing was written and the connection is still usable.
     assert await db.list_active_games() == []
     await new_game(db)
+
+
+async def test_a_game_moves_to_the_parent_channel_when_its_thread_is_gone(db: Storage) -> None:
+    thread = CHANNEL + 100
+    game = await db.create_game(
+        GUILD, thread, "classic", 1, 2, '{"turn": "x"}', now=1.0, parent_channel_id=CHANNEL
+    )
+    assert game.parent_channel_id == CHANNEL and game.home_channel_id == CHANNEL
+    await db.set_board_message(game.id, 555, shown_version=0)
+    moved = await db.move_to_parent_channel(game.id)
+    assert moved is not None and moved.channel_id == CHANNEL and moved.parent_channel_id is None
+    assert moved.board_message_id is None and moved.board_owed_version == moved.version
+    assert (await db.get_active_game(CHANNEL)) == moved
+    assert await db.move_to_parent_channel(game.id) is None  # not in a thread any more
+    # A channel with a game of its own keeps it: the thread's game cannot move there.
+    other = await db.create_game(
+        GUILD, thread + 1, "pin", 3, 4, '{"turn": "x"}', now=2.0, parent_channel_id=CHANNEL
+    )
+    with pytest.raises(ChannelBusyError):
+        await db.move_to_parent_channel(other.id)
+    assert (await db.get_game(other.id)).channel_id == thread + 1  # type: ignore[union-attr]

@@ -16,7 +16,15 @@ from storage import Database
 from tests.fake_discord import FakeDiscord, InteractionHandle
 from tests.fake_discord.models import PERM_CREATE_PUBLIC_THREADS
 
-from .harness import TIMEOUT, BotProcess, Table, abort_game, board_images, mover_user
+from .harness import (
+    TIMEOUT,
+    BotProcess,
+    Table,
+    abort_game,
+    board_images,
+    eventually,
+    mover_user,
+)
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_POST = r"/channels/\d+/messages$"
@@ -352,3 +360,29 @@ async def test_without_thread_permission_the_game_stays_in_the_channel(
     game = await table.game()
     assert game is not None and game.channel_id == table.channel.id
     assert game.parent_channel_id is None and not list(fake.guild.threads())
+
+
+async def test_a_confirmation_clicked_twice_acts_once(table: Table, fake: FakeDiscord) -> None:
+    """/resign's Resign button clicked twice at once (a double click, two devices): one
+    resignation, and the other click is answered privately."""
+    await table.challenge("blocking")
+    game = await table.game()
+    assert game is not None
+    asked = await fake.slash(table.alice, table.channel, "resign")
+    question = await asked.wait_original()
+    button = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
+    clicks = await asyncio.gather(
+        fake.click(table.alice, question, button), fake.click(table.alice, question, button)
+    )
+    for click in clicks:
+        await click.wait_initial(TIMEOUT)
+
+    def refused() -> list[str]:
+        return [m.content for c in clicks for m in c.followups if m.ephemeral]
+
+    await eventually(lambda: len(refused()) == 1, "the second click answered")
+    assert "over" in refused()[0] or "older" in refused()[0], refused()
+    finished = await table.db.get_game(game.id)
+    assert finished is not None and finished.status == "finished"
+    moves = await table.db.game_moves(game.id)
+    assert sum(1 for m in moves if m.kind == "resign") == 1

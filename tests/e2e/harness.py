@@ -41,6 +41,17 @@ def _answers_an_interaction(task: asyncio.Task[object]) -> bool:
     return not task.done() and task.get_name().startswith(_INTERACTION_TASKS)
 
 
+async def interactions_done(timeout: float = TIMEOUT) -> None:
+    """Wait until the in-process bot has finished answering every interaction (the reply is
+    out before the bookkeeping after it: old buttons cleared, debts paid)."""
+    end = asyncio.get_running_loop().time() + timeout
+    current = asyncio.current_task()
+    while any(_answers_an_interaction(t) for t in asyncio.all_tasks() if t is not current):
+        if asyncio.get_running_loop().time() > end:
+            raise AssertionError("the bot is still answering interactions")
+        await asyncio.sleep(0.01)
+
+
 class PlainBot(BackgammonBot):
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         return None  # the fake has no identify rate limit

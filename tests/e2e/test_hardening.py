@@ -23,6 +23,7 @@ from .harness import (
     abort_game,
     board_images,
     eventually,
+    interactions_done,
     mover_user,
 )
 
@@ -296,6 +297,7 @@ async def test_a_board_that_got_out_is_not_posted_again(
     await table.challenge("classic")
     await table.step()
     await table.step()
+    await interactions_done()  # nothing in flight: the kill comes between two actions
     game = await table.game()
     assert game is not None and game.board_message_id is not None
     live = game.board_message_id
@@ -332,6 +334,7 @@ async def test_a_deleted_thread_moves_its_game_to_the_channel(
     game = await table.game()
     assert game is not None and table.home is not None
     thread, home = table.channel, table.home
+    await interactions_done()  # the last action's tidying is done before the deletion
     mark = fake.mark()
     fake.delete_thread(thread)
     board = await fake.wait_for_channel_message(

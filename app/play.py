@@ -126,14 +126,15 @@ class Play:
     async def game(self, game_id: int) -> Game | None:
         return await self.db.get_game(game_id)
 
-    async def game_for_button(self, game_id: int, version: int) -> Game:
-        """The game a board's button acts on, if that board is still the current one."""
+    async def game_for_button(self, game_id: int, version: int | None) -> Game:
+        """The game a board's button acts on, if that board is still the current one
+        (``version`` None: any version of the active game)."""
         if not 0 <= game_id <= MAX_ID:  # a forged or garbled custom_id: no such game
             raise GameOver()
         game = await self.db.get_game(game_id)
         if game is None or game.status != "active":
             raise GameOver()
-        if game.version != version:
+        if version is not None and game.version != version:
             raise OldButtons()
         return game
 

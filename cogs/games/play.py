@@ -157,11 +157,14 @@ class PlayCommands(GamesBase):
     async def button_action(
         self, interaction: discord.Interaction[Any], action: str, game_id: int, version: int
     ) -> None:
+        if action == "play":
+            # Always the current position: the builder is built on it (a board's Play button
+            # stays valid through its player's Express chain, whose steps are private).
+            await self._open_builder(interaction, await self.play.game_for_button(game_id, None))
+            return
         game = await self.play.game_for_button(game_id, version)
         if action in ("rsyes", "rsno"):
             await self._answer_resign(interaction, game, action == "rsyes")
-        elif action == "play":
-            await self._open_builder(interaction, game)
         else:
             await self._cube(interaction, game, action)
 

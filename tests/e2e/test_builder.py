@@ -92,7 +92,7 @@ async def _build_and_confirm(
     played_before = len(await table.db.game_moves(game.id))
     handle = await fake.click(user, msg, str(confirm["custom_id"]))
     await handle.wait_initial(TIMEOUT)
-    await table.settle(game.id, board.id, board.edit_count)
+    await table.settle(game.id, board.id, board.edit_count, game.version)
     await eventually(lambda: "You played" in msg.content, "the builder to close")
     fresh = await table.db.get_game(game.id)
     assert fresh is not None and fresh.version > game.version

@@ -5,22 +5,9 @@ FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-COPY requirements.txt requirements-dev.txt /tmp/
+COPY requirements.txt /tmp/requirements.txt
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --require-hashes -r /tmp/requirements.txt
-
-# The compiled engine (engine/'s own sources through mypyc, README "A faster engine"): built
-# here with a C compiler and the development lock's mypyc, neither of which reaches the image.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc libc6-dev \
-    && rm -rf /var/lib/apt/lists/* \
-    && python -m venv /opt/buildtools \
-    && /opt/buildtools/bin/pip install --require-hashes \
-        -r /tmp/requirements.txt -r /tmp/requirements-dev.txt
-WORKDIR /src
-COPY engine engine
-COPY tools tools
-RUN /opt/buildtools/bin/python tools/build_fast_engine.py
 
 FROM python:3.11-slim
 
@@ -38,9 +25,6 @@ COPY --from=build /opt/venv /opt/venv
 
 WORKDIR /app
 COPY . .
-# Made from the very engine/ sources copied above (its manifest checks them at import).
-COPY --from=build /src/build/fast-engine /app/build/fast-engine
-RUN python -m engine info | grep -q "compiled" || { python -m engine info; exit 1; }
 
 ENV DATABASE_PATH=/data/backgammon.sqlite3 \
     HEALTH_FILE=/tmp/backgammon-health

@@ -21,15 +21,12 @@ export CUSTOM_COMPILE_COMMAND := make lock
 .PHONY: run test test-fast demo play lint format bench bench-smoke lock check-locks clean-venv \
 	fast-engine clean-fast-engine
 
-# The compiled engine (README, "A faster engine"): `make fast-engine` builds it and fails if it
-# cannot; run, test and test-fast build it first when they can (mypyc, which the development
-# lock brings, and a C compiler) and otherwise go on silently with the pure-Python engine, as
-# they do with BG_PURE_ENGINE=1. An up-to-date build is kept (a check of well under a second).
-FAST_ENGINE_IF_POSSIBLE = $(BIN)/python tools/build_fast_engine.py --if-possible \
-	|| echo "fast engine: not built; the engine runs as Python"
+# The compiled engine (README, "A faster engine", experimental): `make fast-engine` builds it
+# (mypyc from the development lock and a C compiler); nothing builds it by itself, because its
+# objects do not yet cross to the worker processes (see the README). `make clean-fast-engine`
+# removes it; BG_PURE_ENGINE=1 ignores it.
 
 run: $(RUN_STAMP)
-	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python bot.py
 
 # A computer-vs-computer game without Discord: boards, replay.gif and record.txt in demo/VARIANT
@@ -48,13 +45,11 @@ play: $(RUN_STAMP)
 		$(if $(SEED),--seed $(SEED)) $(if $(IMAGES),--images "$(IMAGES)") $(if $(DB),--db "$(DB)")
 
 test: $(DEV_STAMP)
-	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python -m pytest
 
 # The quick unit suite (under a minute): everything but the tests marked slow (end-to-end
 # through the fake Discord, self-play, worker processes). CI and `make test` run everything.
 test-fast: $(DEV_STAMP)
-	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python -m pytest -m "not slow"
 
 fast-engine: $(DEV_STAMP)

@@ -18,7 +18,13 @@ PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --newline=lf
 export CUSTOM_COMPILE_COMMAND := make lock
 
-.PHONY: run test test-fast demo play lint format bench bench-smoke lock check-locks clean-venv
+.PHONY: run test test-fast demo play lint format bench bench-smoke lock check-locks clean-venv \
+	fast-engine clean-fast-engine
+
+# The compiled engine (README, "A faster engine", experimental): `make fast-engine` builds it
+# (mypyc from the development lock and a C compiler); nothing builds it by itself, because its
+# objects do not yet cross to the worker processes (see the README). `make clean-fast-engine`
+# removes it; BG_PURE_ENGINE=1 ignores it.
 
 run: $(RUN_STAMP)
 	$(BIN)/python bot.py
@@ -45,6 +51,12 @@ test: $(DEV_STAMP)
 # through the fake Discord, self-play, worker processes). CI and `make test` run everything.
 test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest -m "not slow"
+
+fast-engine: $(DEV_STAMP)
+	$(BIN)/python tools/build_fast_engine.py
+
+clean-fast-engine:
+	rm -rf build/fast-engine build/fast-engine-work
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

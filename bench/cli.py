@@ -6,7 +6,9 @@ by position, the same canonical texts). Both read the same file of position text
 alternate (engine, naive, engine, ...) so that load on the machine hits both alike, and each is
 timed by its CPU time (user + system, from the operating system) and its wall time. The outputs
 must be identical (checked). ``--baseline DIR`` also times ``python -m engine legal`` from
-another checkout (e.g. a ``git worktree`` of an older commit) in the same alternation.
+another checkout (e.g. a ``git worktree`` of an older commit) in the same alternation. When the
+compiled engine is in use (``make fast-engine``), the pure-Python engine (``BG_PURE_ENGINE=1``)
+is timed as well, in the same alternation.
 
 Usage: .venv/bin/python -m bench.cli [--positions 2000] [--rounds 7] [--baseline DIR] [--smoke]
 """
@@ -14,6 +16,7 @@ Usage: .venv/bin/python -m bench.cli [--positions 2000] [--rounds 7] [--baseline
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -23,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine import format_position
+from engine import format_position, native
 from engine.game import MOVE, ROLL, GameState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,12 +57,16 @@ def mid_game_positions(count: int, seed: int) -> list[str]:
     return out[:count]
 
 
-def run_once(command: list[str], cwd: Path, stdin: Path) -> tuple[float, float, bytes]:
+def run_once(
+    command: list[str], cwd: Path, stdin: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, bytes]:
     """(CPU seconds, wall seconds, output) of one whole process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with stdin.open("rb") as source:
-        done = subprocess.run(command, cwd=cwd, stdin=source, capture_output=True, check=True)
+        done = subprocess.run(
+            command, cwd=cwd, stdin=source, env=env, capture_output=True, check=True
+        )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -80,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         "engine": ([sys.executable, "-m", "engine", "legal"], ROOT),
         "naive": ([sys.executable, "-m", "bench._naive_legal"], ROOT),
     }
+    if native.kind == "compiled":
+        contenders["engine, pure"] = ([sys.executable, "-m", "engine", "legal"], ROOT)
     if args.baseline is not None:
         contenders["baseline engine"] = ([sys.executable, "-m", "engine", "legal"], args.baseline)
+    pure_env = {**os.environ, native.PURE_SWITCH: "1"}
     with tempfile.TemporaryDirectory() as tmp:
         stdin = Path(tmp) / "positions.txt"
         lines = mid_game_positions(args.positions, args.seed)
@@ -91,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         outputs: dict[str, bytes] = {}
         for _ in range(args.rounds):
             for name, (command, cwd) in contenders.items():
-                c, w, out = run_once(command, cwd, stdin)
+                env = pure_env if name == "engine, pure" else None
+                c, w, out = run_once(command, cwd, stdin, env)
                 cpu[name].append(c)
                 wall[name].append(w)
                 outputs[name] = out
@@ -100,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         f"python -m engine legal over {len(lines)} classic mid-game positions, whole process; "
         f"{args.rounds} alternating runs each (median), load average {_load()}"
     )
+    print(f"engine: {native.describe()}")
     print(f"{'':>16} {'cpu s':>8} {'wall s':>8} {'cpu / naive':>12} {'same output':>12}")
     naive_cpu = statistics.median(cpu["naive"])
     for name in contenders:
@@ -108,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:>16} {median_cpu:>8.3f} {statistics.median(wall[name]):>8.3f} "
             f"{median_cpu / naive_cpu:>12.2f} {'yes' if same[name] else 'NO':>12}"
         )
+    if "engine, pure" in contenders:
+        ratio = statistics.median(cpu["engine"]) / statistics.median(cpu["engine, pure"])
+        print(f"engine / engine, pure (cpu): {ratio:.2f}")
     if "baseline engine" in contenders:
         ratio = statistics.median(cpu["engine"]) / statistics.median(cpu["baseline engine"])
         print(f"engine / baseline engine (cpu): {ratio:.2f}")

@@ -66,7 +66,16 @@ from bench._movegen_timing import (
     time_listing,
     warm_up,
 )
-from engine import ChainDice, Dice, Position, Roll, format_position, legal_plays, parse_position
+from engine import (
+    ChainDice,
+    Dice,
+    Position,
+    Roll,
+    format_position,
+    legal_plays,
+    native,
+    parse_position,
+)
 from engine.game import GAME_OVER, MATCH_OVER, MOVE, ROLL, GameState
 from engine.variants import get_variant
 
@@ -357,6 +366,7 @@ def main(argv: Sequence[str]) -> int:
         f"(under {REPEAT_BELOW_NS // 1_000_000} ms), slowest {TAIL_SHARE:.0%} re-timed "
         f"{TAIL_REPEAT} more times later"
     )
+    print(f"engine: {native.describe()} (BG_PURE_ENGINE=1 for the pure-Python one)")
     started = time.perf_counter()
     if "classic" in args.variants:
         pyspiel = None if args.no_openspiel else load_pyspiel()

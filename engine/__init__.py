@@ -1,8 +1,18 @@
 """The rules engine: pure standard-library Python, no I/O.
 
 Public API: positions and their text form, legal plays, notation, and the game flow.
+
+The one exception to "no I/O": on import, ``engine.native`` checks for a compiled build of these
+same sources (mypyc, ``make fast-engine``) and uses it when it is up to date (RULES and results
+are the same; only the speed differs). ``BG_PURE_ENGINE=1`` forces the Python sources.
 """
 
+from engine import native
+
+native.activate(__path__)
+
+# The submodules below load from the compiled build when ``activate`` chose it (hence E402).
+# ruff: noqa: E402
 from engine.dice import ChainDice, Dice, Roll
 from engine.errors import EngineError, GameError, IllegalPlayError, InvalidPlayError, PositionError
 from engine.movegen import legal_plays

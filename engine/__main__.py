@@ -4,6 +4,7 @@
 the canonical texts of all distinct legal plays, sorted.
 ``python -m engine apply``: each stdin line is ``<position text> TAB <play>``; prints the play,
 the position after it and the result.
+``python -m engine info``: which implementation runs (compiled build or pure Python) and why.
 ``--option NAME`` (repeatable, after the command) switches on a rule option of the position's
 variant, e.g. ``python -m engine legal --option mustEnterAll`` for Dutch (RULES A16).
 A bad line prints ``{"error": CODE, "message": TEXT}`` and processing goes on; never a traceback.
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from engine import native
 from engine.errors import EngineError, PositionError
 from engine.movegen import legal_plays
 from engine.notation import parse_play
@@ -67,7 +69,10 @@ def apply_line(line: str, options: Sequence[str] = ()) -> Any:
         return _error(exc)
 
 
-USAGE = "usage: python -m engine legal|apply [--option NAME]...  (lines on standard input)"
+USAGE = (
+    "usage: python -m engine legal|apply [--option NAME]...  (lines on standard input)\n"
+    "       python -m engine info  (which engine runs: compiled or pure Python)"
+)
 
 
 def run(command: str, stdin: TextIO, stdout: TextIO, options: Sequence[str] = ()) -> int:
@@ -89,6 +94,9 @@ def run(command: str, stdin: TextIO, stdout: TextIO, options: Sequence[str] = ()
 
 
 def main(argv: list[str]) -> int:
+    if argv[1:] == ["info"]:
+        print(f"engine: {native.describe()}")
+        return 0
     args = argv[2:]
     if len(argv) < 2 or len(args) % 2 or any(flag != "--option" for flag in args[::2]):
         return run("", sys.stdin, sys.stdout)

@@ -37,6 +37,12 @@ class FrozenValue:
         assert isinstance(other, FrozenValue)
         return self._values() == other._values()
 
+    def __ne__(self, other: object) -> bool:
+        # Python's default (the negation of __eq__), written out: mypyc cannot derive it for a
+        # subclass that inherits __eq__ (it stops with an internal error).
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
     def __hash__(self) -> int:
         return hash(self._values())
 

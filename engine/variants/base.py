@@ -129,7 +129,9 @@ class Variant:
         Raises ValueError naming an option this variant does not have.
         """
         chosen = frozenset(options)
-        unknown = sorted(chosen - self.options.keys())
+        # difference(), not ``-``: frozenset - dict_keys is a set (dict_keys.__rsub__), which
+        # compiled code (mypyc, typed frozenset) refuses.
+        unknown = sorted(chosen.difference(self.options))
         if unknown:
             offered = ", ".join(sorted(self.options)) or "none"
             raise ValueError(f"{self.name} has no option {unknown[0]!r} (its options: {offered})")

@@ -122,6 +122,7 @@ async def play_game(
     click = await fake.click(bob, message, accept)
     game = await table.settle(None, None, 0)
     samples.add("accept button", started, click, time.perf_counter())
+    table._follow(game)  # played in its thread from now on
     table._board(game)
     game_id = game.id
     decisions = 0
@@ -153,7 +154,7 @@ async def play_game(
             await command(samples, "/board", fake, rng.choice((alice, bob)), table, "board")
             if decisions % 5 == 0:
                 await command(samples, "/games", fake, other, table, "games")
-            auto = await fake.autocomplete(user, channel, "move", "play", play="")
+            auto = await fake.autocomplete(user, table.channel, "move", "play", play="")
             offered = [c["value"] for c in await auto.wait_autocomplete(TIMEOUT)]
             started = time.perf_counter()
             handle = await table.act(user, "move", play=best_play(state, offered))

@@ -185,6 +185,8 @@ class GamesBase(commands.Cog):
         self._owed_boards: set[int] = set()
         #: game id -> a person's action waiting to be shown with the computer's reply.
         self._waiting: dict[int, Waiting] = {}
+        #: Tasks making sure a waiting action is shown even if the computer shows nothing.
+        self._watchers: set[asyncio.Task[None]] = set()
         self.computer = services.computer
         self.computer.post = self.post_board
         self.computer.indicate = self._typing
@@ -292,6 +294,40 @@ class GamesBase(commands.Cog):
         """Hand the turn to the computer when it is its move."""
         if computer_to_act(outcome.game, outcome.state):
             self.computer.schedule(outcome.game)
+            if outcome.game.id in self._waiting:
+                task = asyncio.create_task(self._unanswered(outcome.game.id))
+                self._watchers.add(task)
+                task.add_done_callback(self._watchers.discard)
+
+    async def _unanswered(self, game_id: int) -> None:
+        """If the computer's turn ends without showing anything (it failed, the person
+        resigned meanwhile), the person's action still gets its board: never a "thinking"
+        left hanging."""
+        await self.computer.settled(game_id)
+        waiting = self._waiting.get(game_id)
+        if waiting is None:
+            return
+        game = await self.play.game(game_id)
+        if game is None or game.status == "aborted":
+            # Nothing to show: the game ended without a result meanwhile (it said so itself).
+            if self._waiting.pop(game_id, None) is waiting:
+                await self.confirm(waiting.interaction, "")
+            return
+        async with self.table.lock(game.channel_id):
+            if self._waiting.pop(game_id, None) is not waiting:
+                return
+            try:
+                await self.show(
+                    waiting.interaction,
+                    waiting.before,
+                    waiting.old,
+                    Outcome(game, self.table.state_of(game)),
+                    waiting.lines,
+                    new=waiting.new,
+                )
+            except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+                log.warning("could not show game %s after the computer's turn: %s", game_id, exc)
+                self._owed_boards.add(game.channel_id)
 
     async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
         """Show the computer's reply: with the person's action that it answers when that
@@ -433,6 +469,12 @@ class GamesBase(commands.Cog):
         new = (kind in ("play", "start") and not same_turn(old, state)) or (
             state.game_number != old.game_number
         )
+        superseded = self._waiting.pop(game.id, None)
+        if superseded is not None:
+            # An earlier action still waiting for the computer's reply (the person acted
+            # again meanwhile, e.g. resigned): this board shows both; close its "thinking".
+            lines = [*superseded.lines, *lines]
+            await self.confirm(superseded.interaction, "")
         if outcome.finished is None and computer_to_act(game, state):
             self._waiting[game.id] = Waiting(interaction, before, old, lines, new)
             return

@@ -355,8 +355,9 @@ class Table:
         """Click the button ``action`` of a private question (/resign, /abort)."""
         question = await asked.wait_original()
         assert question.ephemeral, question.content
-        button = next(c for c in question.custom_ids() if c.startswith(f"bg:cf:{action}:"))
-        return await self.send(await self.fake.click(user, question, button))
+        buttons = [c for c in question.custom_ids() if c.startswith(f"bg:cf:{action}:")]
+        assert buttons, f"no {action} confirmation: {question.content!r}"
+        return await self.send(await self.fake.click(user, question, buttons[0]))
 
     async def press(self, user: FakeUser, action: str) -> InteractionHandle:
         """Click a button of the live board; returns once the bot has shown the result."""

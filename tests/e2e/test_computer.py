@@ -361,3 +361,41 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
     (record,) = await bot.services.db.computer_record(fake.guild.id, human.id)
     assert record.level == "casual" and record.games == 1
     assert fake.errors == []
+
+
+async def test_abort_while_the_computer_thinks(fake: FakeDiscord, bot: BackgammonBot) -> None:
+    """The person moves, then aborts before the computer has answered: the game ends, the
+    computer plays nothing more, and the move's "thinking" does not hang."""
+    human = fake.add_user("ivy")
+    channel = fake.add_channel("abort-while-thinking")
+    game = await challenge_computer(fake, bot, human, channel, "expert")
+    channel = fake.channel(game.channel_id)  # played in its thread
+    for _ in range(60):
+        fresh = await bot.services.db.get_game(game.id)
+        assert fresh is not None and fresh.status == "active"
+        state = GameState.from_json(fresh.state_json)
+        if state.mover == 1:
+            await computer_moved(bot, fresh)
+            continue
+        if state.phase == MOVE:
+            break
+        await human_turn(fake, channel, human, state)
+    play = min(state.legal_plays(), key=lambda p: p.text).text or "pass"
+    moved = await fake.slash(human, channel, "move", play=play)
+    await moved.wait_initial(TIMEOUT)
+    asked = await fake.slash(human, channel, "abort")
+    question = await asked.wait_original()
+    confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:abort:"))
+    await (await fake.click(human, question, confirm)).wait_initial(TIMEOUT)
+    def answered() -> bool:
+        original = moved.original
+        return original is not None and (original.deleted or not original.loading)
+
+    await eventually(answered, "the move's answer (no hanging thinking)")
+    done = await bot.services.db.get_game(game.id)
+    assert done is not None and done.status == "aborted"
+    version = done.version
+    await asyncio.sleep(1.0)
+    after = await bot.services.db.get_game(game.id)
+    assert after is not None and after.version == version  # the computer played nothing more
+    assert fake.errors == []

@@ -387,6 +387,7 @@ async def test_abort_while_the_computer_thinks(fake: FakeDiscord, bot: Backgammo
     question = await asked.wait_original()
     confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:abort:"))
     await (await fake.click(human, question, confirm)).wait_initial(TIMEOUT)
+
     def answered() -> bool:
         original = moved.original
         return original is not None and (original.deleted or not original.loading)

@@ -551,7 +551,12 @@ class GamesBase(commands.Cog):
                 else:
                     await self.boards.edit_message(game.channel_id, board_id, **kwargs)
             except discord.NotFound:
-                new = True  # the board was deleted: a new one below
+                new = True  # the board was deleted: a new one below, with a fresh picture
+                file = await self.boards.file(
+                    state,
+                    theme=await self.boards.theme(game.guild_id),
+                    elsewhere=game.against_computer,
+                )
             else:
                 await self.play.board_shown(game)
                 # The command's private note first: a follow-up would otherwise fill it.

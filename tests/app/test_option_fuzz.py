@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.challenges import BadRuleOptions, option_suggestions, parse_rule_options
-from app.errors import Refusal
 from app.play import narrow_plays
 from cogs.games.play import MAX_CHOICES, play_choices
 from engine import VARIANTS
@@ -85,6 +84,3 @@ def test_move_suggestions_and_plays_never_raise(state: GameState, text: str) -> 
         assert isinstance(exc, EngineError), repr(exc)
         assert exc.message and len(exc.message) < 2000
 
-
-def test_refusals_carry_their_message() -> None:
-    assert issubclass(BadRuleOptions, Refusal)

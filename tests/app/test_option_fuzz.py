@@ -83,4 +83,3 @@ def test_move_suggestions_and_plays_never_raise(state: GameState, text: str) -> 
 
         assert isinstance(exc, EngineError), repr(exc)
         assert exc.message and len(exc.message) < 2000
-

@@ -3,8 +3,8 @@ opens the database and the worker pools as it logs in, before the cogs load) and
 
 Everything configurable comes from environment variables (optionally from a `.env` file in the
 current directory); see README.md for the table of settings. The pieces live elsewhere: the
-settings in app/config.py, logging in app/logs.py, the client in cogs/client.py and the error
-boundary in cogs/boundary.py.
+settings in app/config.py, logging in app/logs.py, the client in discord_ui/client.py and the error
+boundary in discord_ui/boundary.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dotenv import load_dotenv
 
 from app.config import Config, ConfigError, load_config
 from app.logs import setup_logging
-from cogs.client import BackgammonBot, bot_class
+from discord_ui.client import BackgammonBot, bot_class
 from endpoints import apply_endpoint_overrides
 from storage import StorageError
 

@@ -16,9 +16,9 @@ from discord.ext import commands
 
 from app.reports import Reports, hint_lines, review_text
 from app.services import Services
-from cogs.common import game_choices
-from cogs.options import GameNumber
-from cogs.report_messages import replay_message, review_message, unit_note
+from discord_ui.common import game_choices
+from discord_ui.options import GameNumber
+from discord_ui.report_messages import replay_message, review_message, unit_note
 
 __all__ = ["Coach", "hint_lines", "review_text", "setup", "unit_note"]
 

@@ -31,13 +31,13 @@ from app.league import (
 from app.records import duration, game_outcome_for, rating_changes, rating_text, variant_name
 from app.services import Services
 from app.settings import GuildSettings
-from cogs.boards import Boards
-from cogs.boundary import tell_user
-from cogs.common import game_choices, guarded, mention, send_committed
-from cogs.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
-from cogs.looks import ServerTheme, known_theme, theme_label
-from cogs.options import ChallengeMinutes, GameNumber, Hours, Variant
-from cogs.report_messages import record_message
+from discord_ui.boards import Boards
+from discord_ui.boundary import tell_user
+from discord_ui.common import game_choices, guarded, mention, send_committed
+from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
+from discord_ui.looks import ServerTheme, known_theme, theme_label
+from discord_ui.options import ChallengeMinutes, GameNumber, Hours, Variant
+from discord_ui.report_messages import record_message
 from engine import VARIANTS
 from render.game_scene import plural, result_text
 

@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from app.services import Services
 from app.settings import PING_CHOICES, PlayerPreferences, Preferences
-from cogs.looks import PlayerTheme, known_theme, theme_label
+from discord_ui.looks import PlayerTheme, known_theme, theme_label
 
 
 def preferences_embed(prefs: PlayerPreferences, server: str | None, title: str) -> discord.Embed:

@@ -1,5 +1,5 @@
 """Configuration loading (app/config.py), start-up failures of bot.py and the slash-command error
-boundary (cogs/boundary.py)."""
+boundary (discord_ui/boundary.py)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from discord import app_commands
 import bot
 from app.config import Config, ConfigError, load_config
 from app.errors import Refusal
-from cogs.boundary import ErrorBoundaryTree
-from cogs.client import BackgammonBot
+from discord_ui.boundary import ErrorBoundaryTree
+from discord_ui.client import BackgammonBot
 from storage import Shards
 
 BOT_SCRIPT = Path(bot.__file__).resolve()

@@ -2,7 +2,7 @@
 
 The cog is an adapter: it parses interactions, calls the use cases of ``app/`` (challenges,
 play, the computer's turns) and shows their outcomes, keeping one live board message per game
-(:class:`cogs.boards.Boards`). Refusals come back as :class:`app.errors.Refusal` and are shown
+(:class:`discord_ui.boards.Boards`). Refusals come back as :class:`app.errors.Refusal` and are shown
 privately by the error boundary. The commands are split by topic into mixins of one cog.
 """
 
@@ -15,7 +15,8 @@ import discord
 from discord.ext import commands
 
 from app.services import Services
-from cogs.games.buttons import (
+
+from .buttons import (
     BuilderButton,
     BuilderSelect,
     ChallengeButton,
@@ -23,9 +24,9 @@ from cogs.games.buttons import (
     GameButton,
     ResultButton,
 )
-from cogs.games.challenges import ChallengeCommands
-from cogs.games.info import InfoCommands
-from cogs.games.play import PlayCommands
+from .challenges import ChallengeCommands
+from .info import InfoCommands
+from .play import PlayCommands
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """What the game commands share: the services they call and how a game is shown in its
-channel (one board message per human turn; see :class:`cogs.boards.Boards`).
+channel (one board message per human turn; see :class:`discord_ui.boards.Boards`).
 
 Every handler that can take a while (rendering, long Express chains) acknowledges the
 interaction first: a click updates its message later, a command "thinks" privately, so a
@@ -25,7 +25,7 @@ from app.computer import COMPUTER_SEAT, computer_to_act
 from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
-from cogs.boards import (
+from discord_ui.boards import (
     MAX_CONTENT,
     NO_PINGS,
     Boards,
@@ -35,8 +35,8 @@ from cogs.boards import (
     has_buttons,
     ping,
 )
-from cogs.common import mention, send_committed
-from cogs.looks import player_theme
+from discord_ui.common import mention, send_committed
+from discord_ui.looks import player_theme
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from render.game_scene import chain_text, plural, result_text, roll_text
 
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 def board_view(game: Game, state: GameState) -> discord.ui.View | None:
     """The buttons under a board (None: nothing to press; the computer's would be refused)."""
-    from cogs.games.buttons import GameButton, ResultButton  # they call back into the cog
+    from .buttons import GameButton, ResultButton  # they call back into the cog
 
     view = discord.ui.View(timeout=None)
     if state.is_over:

@@ -8,9 +8,9 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from cogs.boundary import tell_user
-from cogs.common import guarded
-from cogs.custom_ids import (
+from discord_ui.boundary import tell_user
+from discord_ui.common import guarded
+from discord_ui.custom_ids import (
     BUILDER_TEMPLATE,
     CHALLENGE_TEMPLATE,
     CONFIRM_TEMPLATE,

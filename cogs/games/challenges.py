@@ -15,13 +15,14 @@ from app.challenges import Answering, BotOpponent, describe_options, option_sugg
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
 from app.table import Challenge, Outcome
-from cogs.boards import actor_id, board_nonce, clip, ping
-from cogs.common import mention
-from cogs.games.base import GamesBase, board_text, board_view, display, recorded
-from cogs.games.buttons import ChallengeButton
-from cogs.options import MatchLength, Variant
+from discord_ui.boards import actor_id, board_nonce, clip, ping
+from discord_ui.common import mention
+from discord_ui.options import MatchLength, Variant
 from engine import get_variant
 from render.game_scene import plural
+
+from .base import GamesBase, board_text, board_view, display, recorded
+from .buttons import ChallengeButton
 
 log = logging.getLogger(__name__)
 

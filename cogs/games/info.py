@@ -10,12 +10,13 @@ from discord import app_commands
 from ai.types import LEVELS
 from app.computer import LEVEL_ABOUT
 from app.table import Game, GameTable
-from cogs.boards import NO_PINGS, actor_id
-from cogs.common import mention
-from cogs.games.base import GamesBase
-from cogs.options import Variant
+from discord_ui.boards import NO_PINGS, actor_id
+from discord_ui.common import mention
+from discord_ui.options import Variant
 from engine import get_variant
 from render.game_scene import plural
+
+from .base import GamesBase
 
 MAX_GAMES_LISTED = 30
 

@@ -14,16 +14,17 @@ from discord import app_commands
 from app.errors import Refusal
 from app.play import AbortAlreadyAsked
 from app.table import Action, Game, Outcome
-from cogs.boards import NO_PINGS, ping
-from cogs.common import mention
-from cogs.games.base import GamesBase, player_name, prompt, recorded
-from cogs.games.buttons import BuilderButton, BuilderSelect, ConfirmButton
-from cogs.looks import player_theme
-from cogs.report_messages import record_message, replay_message, review_message
+from discord_ui.boards import NO_PINGS, ping
+from discord_ui.common import mention
+from discord_ui.looks import player_theme
+from discord_ui.report_messages import record_message, replay_message, review_message
 from engine import builder
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import plural, roll_text
+
+from .base import GamesBase, player_name, prompt, recorded
+from .buttons import BuilderButton, BuilderSelect, ConfirmButton
 
 
 class StaleBuilder(Refusal):

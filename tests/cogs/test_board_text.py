@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from app.table import Outcome
-from cogs.boards import MAX_CONTENT
 from cogs.games.base import board_text, status_line
+from discord_ui.boards import MAX_CONTENT
 from engine.game import GameState
 from storage import Game
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from tests.fake_discord import FakeDiscord
 
 from .harness import Table, bot_in_process

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.config import Config
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from endpoints import endpoint_overrides
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.position import X

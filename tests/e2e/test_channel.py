@@ -10,7 +10,7 @@ import asyncio
 import copy
 import re
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine.game import MOVE, ROLL, GameState
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeMessage

@@ -7,7 +7,7 @@ import io
 
 from PIL import Image
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine.game import GameState
 from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH
 from render.replay import replay_states

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine import VARIANTS, parse_position
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from storage import Game, NewMove

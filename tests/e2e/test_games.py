@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine import VARIANTS
 from engine.game import GameState
 from tests.fake_discord import FakeDiscord

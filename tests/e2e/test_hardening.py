@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine.game import MOVE, GameState
 from storage import Database
 from tests.fake_discord import FakeDiscord, InteractionHandle

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine.game import GameState
 from engine.history import PLAY, replay
 from interop.gnubg import gnubg_id

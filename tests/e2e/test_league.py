@@ -11,9 +11,9 @@ from typing import Any, cast
 
 from PIL import Image
 
-from cogs.client import BackgammonBot
 from cogs.league import League
-from cogs.looks import theme_label
+from discord_ui.client import BackgammonBot
+from discord_ui.looks import theme_label
 from engine.game import GameState
 from league import glicko2
 from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH

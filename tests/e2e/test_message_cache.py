@@ -4,7 +4,7 @@ on interactions only), and games run as before without them."""
 
 from __future__ import annotations
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.gateway import INTENT_GUILD_MESSAGES, INTENT_GUILDS
 

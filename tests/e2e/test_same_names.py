@@ -8,7 +8,7 @@ import io
 
 from PIL import Image
 
-from cogs.client import BackgammonBot
+from discord_ui.client import BackgammonBot
 from engine.game import GameState
 from engine.history import replay
 from tests.fake_discord import FakeDiscord

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.table import GameTable
-from cogs.client import IDENTIFY_SPACING
+from discord_ui.client import IDENTIFY_SPACING
 from storage import Storage
 from storage.postgres import PostgresDatabase
 from tests.fake_discord import BotNotConnectedError, FakeDiscord

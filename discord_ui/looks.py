@@ -21,7 +21,7 @@ from app.settings import (
     server_theme,
     theme_label,
 )
-from cogs.options import OptionError
+from discord_ui.options import OptionError
 from render.theme import THEMES
 
 __all__ = [

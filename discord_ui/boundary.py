@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
-from cogs.options import OptionError
+from discord_ui.options import OptionError
 
 log = logging.getLogger("backgammon")
 

@@ -18,8 +18,8 @@ from discord.ext import commands
 import health
 from app.config import Config, Shards
 from app.services import Services, open_services
-from cogs.boundary import ErrorBoundaryTree, tell_user
-from cogs.custom_ids import STALE_BUTTON
+from discord_ui.boundary import ErrorBoundaryTree, tell_user
+from discord_ui.custom_ids import STALE_BUTTON
 
 log = logging.getLogger("backgammon")
 

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 
 import cogs.games.buttons
 import cogs.league
-from cogs.custom_ids import (
+from cogs.games.buttons import (
+    BuilderButton,
+    BuilderSelect,
+    ChallengeButton,
+    ConfirmButton,
+    GameButton,
+    ResultButton,
+)
+from cogs.league import LeaderboardButton
+from discord_ui.custom_ids import (
     MAX_ID,
     MAX_LENGTH,
     BuilderClick,
@@ -25,15 +34,6 @@ from cogs.custom_ids import (
     ResultClick,
     decode_custom_id,
 )
-from cogs.games.buttons import (
-    BuilderButton,
-    BuilderSelect,
-    ChallengeButton,
-    ConfirmButton,
-    GameButton,
-    ResultButton,
-)
-from cogs.league import LeaderboardButton
 
 GAME_ACTIONS = tuple(GameButton.LABELS)
 CHALLENGE_ACTIONS = ("accept", "decline")

@@ -22,6 +22,7 @@ import discord
 from discord.ext import commands
 
 from app.computer import COMPUTER_SEAT, computer_to_act
+from app.faults import kill_point
 from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
@@ -272,6 +273,7 @@ class GamesBase(commands.Cog):
                 guild_id=game.guild_id,
                 nonce=board_nonce(game.id, game.version),
             )
+            kill_point("board_posted")
             if game.board_message_id is not None and game.board_message_id != posted.id:
                 await self.boards.clear_buttons(game.channel_id, game.board_message_id)
             await self.play.board_posted(game, posted.id)
@@ -383,6 +385,7 @@ class GamesBase(commands.Cog):
             except discord.NotFound:
                 pass  # deleted meanwhile: a new board below
             else:
+                kill_point("board_edited")
                 await self.play.board_shown(game)
                 await self._result_card(outcome)
                 return
@@ -399,6 +402,7 @@ class GamesBase(commands.Cog):
             guild_id=game.guild_id,
             nonce=board_nonce(game.id, game.version),
         )
+        kill_point("board_posted")
         await self.play.board_posted(game, posted.id)
         await self._result_card(outcome)
 
@@ -506,6 +510,7 @@ class GamesBase(commands.Cog):
         if view is not None:
             kwargs["view"] = view
         await interaction.edit_original_response(**kwargs)
+        kill_point("board_edited")
         await self.play.board_shown(game)
 
     async def show(
@@ -558,6 +563,7 @@ class GamesBase(commands.Cog):
                     elsewhere=game.against_computer,
                 )
             else:
+                kill_point("board_edited")
                 await self.play.board_shown(game)
                 # The command's private note first: a follow-up would otherwise fill it.
                 await self.confirm(interaction, lines[0] if lines else "Done.")
@@ -567,6 +573,7 @@ class GamesBase(commands.Cog):
                     )
         if new or board_id is None:
             message = await self._new_board(interaction, game, content, file, view, pinged)
+            kill_point("board_posted")
             await self.play.board_posted(game, message.id)
             if board_id is not None and board_id != message.id and board_view(before, old):
                 # The new board has the live buttons; the old one's no longer apply.
@@ -645,6 +652,7 @@ class GamesBase(commands.Cog):
         game = outcome.game
         if outcome.finished is None or game.parent_channel_id is None:
             return
+        kill_point("before_result_card")
         state = outcome.state
         link = f"<#{game.channel_id}>"
         content = f"{final_text(outcome)}\nPlayed in {link}."
@@ -654,6 +662,7 @@ class GamesBase(commands.Cog):
             await self.boards.channel(game.parent_channel_id).send(
                 clip(content), view=view, allowed_mentions=NO_PINGS, nonce=f"bgr{game.id}"[:25]
             )
+            kill_point("result_card_posted")
         except discord.HTTPException as exc:
             log.info("could not post the result card of game %s: %s", game.id, exc)
 

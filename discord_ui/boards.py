@@ -145,6 +145,25 @@ class Boards:
             log.info("could not read the history of channel %s: %s", channel_id, exc)
         return None
 
+    async def find_result_card(
+        self, channel_id: int, game_id: int, *, limit: int = 50
+    ) -> discord.Message | None:
+        """The result card of ``game_id`` already in the channel (its buttons name the game),
+        or None. One read of the channel's latest messages; a failed read counts as none."""
+        me = self.client.user
+        try:
+            async for message in self.channel(channel_id).history(limit=limit):
+                if me is None or message.author.id != me.id:
+                    continue
+                for row in message.components:
+                    for item in getattr(row, "children", []):
+                        custom_id = getattr(item, "custom_id", None) or ""
+                        if custom_id.startswith("bg:res:") and custom_id.endswith(f":{game_id}"):
+                            return message
+        except discord.HTTPException as exc:
+            log.info("could not read the history of channel %s: %s", channel_id, exc)
+        return None
+
     async def clear_buttons(self, channel_id: int, message_id: int | None) -> None:
         """Remove a board's buttons (they no longer apply); its text and picture stay. Never
         raises: a message deleted by a moderator needs no tidying."""

@@ -252,6 +252,7 @@ class GamesBase(commands.Cog):
             # The board may be out already (only the note of it lost): take it as paid.
             found = await self.boards.find_board(game.channel_id, game.id, game.version)
             if found is not None:
+                await self._result_card(Outcome(game, state))
                 if found.id == game.board_message_id:
                     await self.play.board_shown(game)  # edited in place before the stop
                 else:
@@ -276,6 +277,7 @@ class GamesBase(commands.Cog):
             kill_point("board_posted")
             if game.board_message_id is not None and game.board_message_id != posted.id:
                 await self.boards.clear_buttons(game.channel_id, game.board_message_id)
+            await self._result_card(Outcome(game, state))
             await self.play.board_posted(game, posted.id)
             self._owed_boards.discard(channel_id)
             return True
@@ -386,8 +388,10 @@ class GamesBase(commands.Cog):
                 pass  # deleted meanwhile: a new board below
             else:
                 kill_point("board_edited")
-                await self.play.board_shown(game)
+                # The card before the note that the board is out: a crash in between leaves
+                # the debt, whose payment posts the card (see _post_owed).
                 await self._result_card(outcome)
+                await self.play.board_shown(game)
                 return
         pinged = actor_id(game, state)
         if not await self.play.should_ping(game, pinged):
@@ -403,8 +407,8 @@ class GamesBase(commands.Cog):
             nonce=board_nonce(game.id, game.version),
         )
         kill_point("board_posted")
-        await self.play.board_posted(game, posted.id)
         await self._result_card(outcome)
+        await self.play.board_posted(game, posted.id)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         """A result card's Rematch (the challenge commands implement it)."""
@@ -564,6 +568,7 @@ class GamesBase(commands.Cog):
                 )
             else:
                 kill_point("board_edited")
+                await self._result_card(outcome)
                 await self.play.board_shown(game)
                 # The command's private note first: a follow-up would otherwise fill it.
                 await self.confirm(interaction, lines[0] if lines else "Done.")
@@ -574,6 +579,7 @@ class GamesBase(commands.Cog):
         if new or board_id is None:
             message = await self._new_board(interaction, game, content, file, view, pinged)
             kill_point("board_posted")
+            await self._result_card(outcome)
             await self.play.board_posted(game, message.id)
             if board_id is not None and board_id != message.id and board_view(before, old):
                 # The new board has the live buttons; the old one's no longer apply.
@@ -584,7 +590,6 @@ class GamesBase(commands.Cog):
                         log.info("could not clear the buttons of board %s", board_id)
                 else:
                     await self.boards.clear_buttons(game.channel_id, board_id)
-        await self._result_card(outcome)
 
     async def _new_board(
         self,
@@ -648,15 +653,25 @@ class GamesBase(commands.Cog):
 
     async def _result_card(self, outcome: Outcome) -> None:
         """When a game played in a thread ends, its result card in the channel it came from
-        (the thread's last board is the card there)."""
+        (the thread's last board is the card there). Posted while the last board is still
+        owed, so a crash before the card leaves a debt whose payment posts it; posted once:
+        a card already in the channel (a crash after it) is not posted again, and the nonce
+        covers a second process racing this one."""
         game = outcome.game
-        if outcome.finished is None or game.parent_channel_id is None:
-            return
-        kill_point("before_result_card")
         state = outcome.state
+        if not state.is_over or game.parent_channel_id is None:
+            return
+        if game.board_owed_version is None and outcome.finished is None:
+            return  # nothing owed: the card went out with the board
+        kill_point("before_result_card")
         link = f"<#{game.channel_id}>"
         content = f"{final_text(outcome)}\nPlayed in {link}."
         try:
+            # Paying a debt (a restart): the card may be out already, only its note lost.
+            if outcome.finished is None and await self.boards.find_result_card(
+                game.parent_channel_id, game.id
+            ):
+                return
             view = board_view(game, state)
             assert view is not None  # a finished game's card has its buttons
             await self.boards.channel(game.parent_channel_id).send(

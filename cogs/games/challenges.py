@@ -14,6 +14,7 @@ from ai.types import LEVELS, STRONGEST
 from app.challenges import Answering, BotOpponent, describe_options, option_suggestions
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
+from app.faults import kill_point
 from app.table import Challenge, Outcome
 from discord_ui.boards import actor_id, board_nonce, clip, ping
 from discord_ui.common import mention
@@ -334,6 +335,7 @@ class ChallengeCommands(GamesBase):
                 elsewhere=game.against_computer,
                 nonce=board_nonce(game.id, game.version),
             )
+        kill_point("board_posted")
         await self.play.board_posted(game, message.id)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:

@@ -39,9 +39,14 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, list[Try]]:
     for round_ in range(args.tries):
         for point in chosen:  # round-robin: a cut-short run still covers every point
             started = time.monotonic()
-            outcome = await one_try(point, rng, root)
+            try:
+                outcome = await one_try(point, rng, root)
+            except Exception as exc:  # the harness failed (a start timed out under load)
+                outcome = Try(point, 0, error=f"{type(exc).__name__}: {str(exc)[:120]}")
             results[point].append(outcome)
             state = "FAIL " + "; ".join(outcome.problems) if outcome.failed else "ok"
+            if outcome.error:
+                state = f"ERROR (not counted) {outcome.error}"
             print(
                 f"  try {round_ + 1} {point} (kill at #{outcome.nth}, "
                 f"{'killed' if outcome.killed else 'not reached'}) "
@@ -54,13 +59,17 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, list[Try]]:
 def report(results: dict[str, list[Try]]) -> None:
     print(f"{'kill point':<20} {'tries':>5} {'killed':>6} {'failed':>6}  first failure")
     total = [0, 0, 0]
-    for point, tries in results.items():
+    errors = sum(t.error is not None for ts in results.values() for t in ts)
+    for point, all_tries in results.items():
+        tries = [t for t in all_tries if t.error is None]
         killed = sum(t.killed for t in tries)
         failed = [t for t in tries if t.failed]
         first = "; ".join(failed[0].problems)[:90] if failed else "-"
         print(f"{point:<20} {len(tries):>5} {killed:>6} {len(failed):>6}  {first}")
         total = [total[0] + len(tries), total[1] + killed, total[2] + len(failed)]
     print(f"{'all':<20} {total[0]:>5} {total[1]:>6} {total[2]:>6}")
+    if errors:
+        print(f"({errors} tries lost to harness errors, not counted)")
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
-from discord_ui.options import OptionError
+from discord_ui.options import OptionError, check_option_types
 
 log = logging.getLogger("backgammon")
 
@@ -37,6 +37,8 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
             raise app_commands.NoPrivateMessage(
                 "This command works in a server's channels, not in direct messages."
             )
+        # Before discord.py turns the options into objects (it cannot turn a malformed id).
+        check_option_types(interaction)
         return True
 
     async def on_error(

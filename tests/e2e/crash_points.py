@@ -41,6 +41,17 @@ from .harness import ROOT, TIMEOUT, BotProcess, game_started_from
 _GAME_BUTTON = re.compile(r"^bg:(roll|double|take|pass|rsyes|rsno|play):(\d+):(\d+)$")
 _RESULT_BUTTON = re.compile(r"^bg:res:[a-z]+:(\d+)$")
 REMINDER = "it is your turn"
+#: How many times a try's game reaches each kill point at least (the kill's N is drawn up to
+#: this): two actions per turn of the person's, about one board per turn, one result card.
+LAST_KILL = {
+    "committed": 4,
+    "thinking": 3,
+    "board_posted": 2,
+    "board_edited": 3,
+    "before_result_card": 1,
+    "result_card_posted": 1,
+    "notice_posted": 1,
+}
 
 
 @dataclass
@@ -49,6 +60,8 @@ class Try:
     nth: int
     killed: bool = False
     problems: list[str] = field(default_factory=list)
+    #: The try itself failed (the harness, not the bot: a start that timed out under load).
+    error: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -284,6 +297,6 @@ async def one_try(point: str, rng: random.Random, root: Path = ROOT) -> Try:
     with tempfile.TemporaryDirectory(prefix="kill-points-") as folder:
         if point == "notice_posted":
             return await notice_try(rng.randrange(1000), Path(folder), root)
-        nth = rng.randint(1, 3)
+        nth = rng.randint(1, LAST_KILL[point])
         decisions = rng.randint(1, 6)
         return await game_try(point, nth, decisions, rng.randrange(1000), Path(folder), root)

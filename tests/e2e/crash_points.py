@@ -94,29 +94,33 @@ async def _persons_turn(
     channel = fake.channel(game.channel_id)
     assert channel is not None
     state = GameState.from_json(game.state_json)
-    if state.phase == ROLL:
-        handle = await fake.slash(human, channel, "roll")
-    elif state.phase == DOUBLE:
-        handle = await fake.slash(human, channel, "take")
-    else:
-        play = min(state.legal_plays(), key=lambda p: (p.after.pips("X"), p.text or ""))
-        handle = await fake.slash(human, channel, "move", play=play.text or "pass")
     try:
+        if state.phase == ROLL:
+            handle = await fake.slash(human, channel, "roll")
+        elif state.phase == DOUBLE:
+            handle = await fake.slash(human, channel, "take")
+        else:
+            play = min(state.legal_plays(), key=lambda p: (p.after.pips("X"), p.text or ""))
+            handle = await fake.slash(human, channel, "move", play=play.text or "pass")
         await handle.wait_initial(TIMEOUT)
     except Exception:
-        if _alive(process):
+        if _alive(process):  # not the kill: a real failure
             raise
 
 
-async def _resign(fake: FakeDiscord, game: Game, human: FakeUser) -> None:
+async def _resign(fake: FakeDiscord, process: BotProcess, game: Game, human: FakeUser) -> None:
     """Offer a backgammon (the computer accepts any offer worth at least its equity)."""
     channel = fake.channel(game.channel_id)
     assert channel is not None
-    asked = await fake.slash(human, channel, "resign", level=3)
-    question = await asked.wait_original(timeout=TIMEOUT)
-    confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
-    click = await fake.click(human, question, confirm)
-    await click.wait_initial(TIMEOUT)
+    try:
+        asked = await fake.slash(human, channel, "resign", level=3)
+        question = await asked.wait_original(timeout=TIMEOUT)
+        confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
+        click = await fake.click(human, question, confirm)
+        await click.wait_initial(TIMEOUT)
+    except Exception:
+        if _alive(process):  # killed meanwhile (a kill point in the last turn's tidying)
+            raise
 
 
 async def _play(
@@ -141,7 +145,7 @@ async def _play(
             await _wait_version(db, now, process, 30.0)
             continue
         if made >= decisions and not resigned:
-            await _resign(fake, now, human)
+            await _resign(fake, process, now, human)
             resigned = True
         else:
             await _persons_turn(fake, db, process, now, human)

@@ -28,8 +28,9 @@ Where it simplifies (a backgammon match has no colours and no draws):
 - The search is bounded (``BRACKET_BUDGET`` steps per bracket): past it, the best candidate seen
   is taken, as B.8 does over all of them; when none was seen, the bracket and everything below
   it are paired as one collapsed bracket by an exhaustive search in ranking order.
-- When no pairing without a repeat exists at all (more rounds than the field allows), players
-  are paired down the ranking with the first opponent they have not met, else the first one.
+- When no pairing without a repeat exists at all (more rounds than the field allows), the most
+  pairs without a repeat are kept (a maximum matching grown from the ranking order) and the
+  players left over are paired down the ranking: the fewest repeats, not the rules' collapse.
 """
 
 from __future__ import annotations
@@ -38,13 +39,16 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from league.tournaments.matching import greedy_start, maximum_matching
+
 #: Steps (transposition moves and candidate checks) a bracket may spend before the best
 #: candidate seen is taken.
 BRACKET_BUDGET = 20_000
 #: Exchanges of more than this many combinations of one size are not generated.
 EXCHANGE_LIMIT = 5_000
-#: The exhaustive pairing search gives up after this many steps (then pairs greedily).
-MATCH_BUDGET = 200_000
+#: The first-fit search of a collapsed bracket gives up after this many steps (then a maximum
+#: matching pairs it).
+FIRST_FIT_BUDGET = 20_000
 
 DOWN = "down"
 UP = "up"
@@ -163,11 +167,10 @@ def exchanges(n1: int, n2: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ..
 # --- Completion: can a set of players still be paired? ------------------------------------------
 
 
-def can_pair_all(players: Sequence[Player], budget: int = MATCH_BUDGET) -> bool:
+def can_pair_all(players: Sequence[Player]) -> bool:
     """Whether ``players`` (an even number) can all be paired without a repeat. A field in which
     nobody has met half of the others or more always can (Dirac: the graph of allowed pairings
-    then has a Hamiltonian cycle); otherwise an exhaustive search decides (optimistic past its
-    budget: the caller's fallback still pairs everyone)."""
+    then has a Hamiltonian cycle); otherwise a maximum matching decides."""
     n = len(players)
     if n % 2:
         return False
@@ -177,30 +180,29 @@ def can_pair_all(players: Sequence[Player], budget: int = MATCH_BUDGET) -> bool:
     half = n // 2
     if all(sum(1 for o in p.opponents if o in ids) <= half - 1 for p in players):
         return True
-    found, gave_up = _search_matching(players, budget)
-    return found is not None or gave_up
+    neighbours = _allowed(players)
+    mate = maximum_matching(neighbours, greedy_start(neighbours))
+    return all(m != -1 for m in mate)
 
 
-def _perfect_matching(
-    players: Sequence[Player], budget: int = MATCH_BUDGET
+def _allowed(players: Sequence[Player]) -> list[list[int]]:
+    return [
+        [
+            j
+            for j, q in enumerate(players)
+            if i != j and q.id not in p.opponents and p.id not in q.opponents
+        ]
+        for i, p in enumerate(players)
+    ]
+
+
+def _first_fit(
+    players: Sequence[Player], budget: int = FIRST_FIT_BUDGET
 ) -> list[tuple[Player, Player]] | None:
     """Pairs everyone without a repeat, each player in ranking order taking the first allowed
-    partner below, backtracking as needed; None when impossible (or past the budget)."""
-    return _search_matching(players, budget)[0]
-
-
-def _search_matching(
-    players: Sequence[Player], budget: int
-) -> tuple[list[tuple[Player, Player]] | None, bool]:
-    """(the pairs or None, whether the search gave up before deciding)."""
+    partner below, backtracking as needed; None when impossible or past the budget."""
     n = len(players)
-    allowed = [0] * n
-    for i, p in enumerate(players):
-        mask = 0
-        for j, q in enumerate(players):
-            if i != j and q.id not in p.opponents and p.id not in q.opponents:
-                mask |= 1 << j
-        allowed[i] = mask
+    allowed = [sum(1 << j for j in row) for row in _allowed(players)]
     failed: set[int] = set()
     steps = [0]
 
@@ -227,28 +229,25 @@ def _search_matching(
     try:
         found = solve((1 << n) - 1)
     except (_OutOfBudget, RecursionError):
-        return None, True
-    if found is None:
-        return None, False
-    return [(players[i], players[j]) for i, j in found], False
-
-
-def _greedy(players: Sequence[Player]) -> list[tuple[Player, Player]]:
-    """Down the ranking, each with the first player not met, else the first one (repeats only
-    when the field allows nothing better)."""
-    pool = list(players)
-    pairs = []
-    while len(pool) >= 2:
-        top = pool.pop(0)
-        pick = next((i for i, p in enumerate(pool) if _compatible(top, p)), 0)
-        pairs.append((top, pool.pop(pick)))
-    return pairs
+        return None
+    return None if found is None else [(players[i], players[j]) for i, j in found]
 
 
 def _collapsed(players: Sequence[Player]) -> list[tuple[Player, Player]]:
+    """Pairs everyone left as one bracket: down the ranking, each with the first player allowed
+    (backtracking within a budget); else a maximum matching of allowed pairs grown from that
+    order, the players it leaves over paired down the ranking with the fewest repeats it can
+    (none while the field allows it)."""
     ordered = ranking_order(players)
-    found = _perfect_matching(ordered)
-    return found if found is not None else _greedy(ordered)
+    found = _first_fit(ordered)
+    if found is not None:
+        return found
+    neighbours = _allowed(ordered)
+    mate = maximum_matching(neighbours, greedy_start(neighbours))
+    pairs = [(ordered[v], ordered[m]) for v, m in enumerate(mate) if m > v]
+    left = [p for v, p in enumerate(ordered) if mate[v] == -1]
+    pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
+    return pairs
 
 
 class _Completion:
@@ -262,7 +261,7 @@ class _Completion:
         self.most_met = max((sum(1 for o in p.opponents if o in ids) for p in lower), default=0)
         self.cache: dict[frozenset[int], bool] = {}
 
-    def __call__(self, downfloaters: Sequence[Player]) -> bool:
+    def __call__(self, downfloaters: Sequence[Player], budget: _Budget) -> bool:
         if not downfloaters:
             key: frozenset[int] = frozenset()
         else:
@@ -276,10 +275,14 @@ class _Completion:
         else:
             limit = size // 2 - 1
             # A lower player meets at most every downfloater on top of those met below.
-            answer = (
-                self.most_met + len(downfloaters) <= limit
-                and all(len(p.opponents) <= limit for p in downfloaters)
-            ) or can_pair_all([*downfloaters, *self.lower])
+            answer = self.most_met + len(downfloaters) <= limit and all(
+                len(p.opponents) <= limit for p in downfloaters
+            )
+            if not answer:
+                # The exact test costs about as much as building that many candidates.
+                if not budget.spend(4 * size):
+                    raise _OutOfBudget
+                answer = can_pair_all([*downfloaters, *self.lower])
         self.cache[key] = answer
         return answer
 
@@ -335,6 +338,7 @@ def _homogeneous(
         yield [], list(players)
         return
     n1, n2 = pairs_wanted, n - pairs_wanted
+    bsn = {p.id: i for i, p in enumerate(players)}
     yield from transpositions(players[:n1], players[n1:], budget=budget)
     for out, into in exchanges(n1, n2):
         moved = set(out) | set(into)
@@ -342,7 +346,6 @@ def _homogeneous(
         s1 += [players[b - 1] for b in into]
         s2 = [players[b - 1] for b in range(n1 + 1, n + 1) if b not in moved]
         s2 += [players[b - 1] for b in out]
-        bsn = {p.id: i for i, p in enumerate(players)}
         s1.sort(key=lambda p: bsn[p.id])
         s2.sort(key=lambda p: bsn[p.id])
         yield from transpositions(s1, s2, budget=budget)
@@ -412,7 +415,7 @@ def pair_bracket(
             seen.add(signature)
             if not budget.spend(8):
                 raise _OutOfBudget
-            if not completes(downfloaters):
+            if not completes(downfloaters, budget):
                 continue
             quality = _quality(pairs, downfloaters, lowest)
             candidate = _Candidate(pairs, downfloaters, quality)
@@ -460,7 +463,7 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
     field_ = ranking_order([p for p in players if p is not bye])
     pairs: list[tuple[Player, Player]] = []
     if not can_pair_all(field_):
-        pairs = _greedy(field_)
+        pairs = _collapsed(field_)
     else:
         groups = [list(g) for _, g in itertools.groupby(field_, key=lambda p: p.score)]
         mdps: list[Player] = []

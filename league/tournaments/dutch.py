@@ -480,5 +480,7 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
             pairs += _collapsed(mdps)
     rank = {p.id: i for i, p in enumerate(field_)}
     ordered = [(a, b) if rank[a.id] < rank[b.id] else (b, a) for a, b in pairs]
-    ordered.sort(key=lambda ab: (-max(ab[0].score, ab[1].score), rank[ab[0].id]))
+    # Board order as the rules' earlier text (C.04.1, F.1) set it: the higher player's score,
+    # the sum of both scores, the higher player's rank.
+    ordered.sort(key=lambda ab: (-ab[0].score, -(ab[0].score + ab[1].score), rank[ab[0].id]))
     return ordered, bye

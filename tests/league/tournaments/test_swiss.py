@@ -26,6 +26,9 @@ def players_in(pairings: list[Pairing]) -> list[int]:
 
 
 def test_round_one_top_half_against_bottom_half_and_bye_to_the_last() -> None:
+    # The Dutch system's earlier text (FIDE Handbook C.04.1, F.4): in round one "the highest
+    # player of S1 will play against the highest player of S2 and if the number of players is
+    # odd the lowest ranked player will receive a bye".
     pairings = pair_round(Format.SWISS, entrants(7), [], 1)
     assert [(p.first, p.second) for p in pairings] == [(1, 4), (2, 5), (3, 6), (7, None)]
     assert [p.table for p in pairings] == [1, 2, 3, 4]

@@ -233,7 +233,7 @@ def _first_fit(
     return None if found is None else [(players[i], players[j]) for i, j in found]
 
 
-def _collapsed(players: Sequence[Player]) -> list[tuple[Player, Player]]:
+def pair_in_order(players: Sequence[Player]) -> list[tuple[Player, Player]]:
     """Pairs everyone left as one bracket: down the ranking, each with the first player allowed
     (backtracking within a budget); else a maximum matching of allowed pairs grown from that
     order, the players it leaves over paired down the ranking with the fewest repeats it can
@@ -463,7 +463,7 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
     field_ = ranking_order([p for p in players if p is not bye])
     pairs: list[tuple[Player, Player]] = []
     if not can_pair_all(field_):
-        pairs = _collapsed(field_)
+        pairs = pair_in_order(field_)
     else:
         groups = [list(g) for _, g in itertools.groupby(field_, key=lambda p: p.score)]
         mdps: list[Player] = []
@@ -471,13 +471,13 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
             lower = [p for g in groups[index + 1 :] for p in g]
             chosen = pair_bracket(mdps, group, lower, _Budget(BRACKET_BUDGET))
             if chosen is None:
-                pairs += _collapsed([*mdps, *group, *lower])
+                pairs += pair_in_order([*mdps, *group, *lower])
                 mdps = []
                 break
             pairs += chosen.pairs
             mdps = ranking_order(chosen.downfloaters)
         if mdps:  # cannot happen: the last bracket pairs everyone; kept as a safety net
-            pairs += _collapsed(mdps)
+            pairs += pair_in_order(mdps)
     rank = {p.id: i for i, p in enumerate(field_)}
     ordered = [(a, b) if rank[a.id] < rank[b.id] else (b, a) for a, b in pairs]
     # Board order as the rules' earlier text (C.04.1, F.1) set it: the higher player's score,

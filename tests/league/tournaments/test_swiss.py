@@ -237,3 +237,21 @@ def test_long_events_repeat_only_when_unavoidable(players: int, seed: int) -> No
             met.add(frozenset((p.first, p.second)))
             winner = p.first if rng.random() < 0.5 else p.second
             results.append(Result(number, p.first, p.second, winner))
+
+
+def test_pairing_depends_on_the_results_not_their_order() -> None:
+    # Every process (and a restart) must pair a round the same way from the same results.
+    rng = random.Random(7)
+    field = entrants(30)
+    results: list[Result] = []
+    for number in range(1, 6):
+        for p in pair_round(Format.SWISS, field, results, number):
+            if p.second is None:
+                results.append(bye_result(p))
+            else:
+                results.append(Result(number, p.first, p.second, rng.choice((p.first, p.second))))
+    expected = pair_round(Format.SWISS, field, results, 6)
+    for _ in range(5):
+        shuffled = list(results)
+        rng.shuffle(shuffled)
+        assert pair_round(Format.SWISS, list(reversed(field)), shuffled, 6) == expected

@@ -1,5 +1,5 @@
-"""Swiss pairing by the FIDE (Dutch) System, FIDE Handbook C.04.3 (the 2017 text, unchanged in
-its criteria by the 2025 one), without colours.
+"""Swiss pairing by the FIDE (Dutch) System, FIDE Handbook C.04.3 (the text approved in 2016, in
+force until 31 January 2026), without colours.
 
 Followed: players ranked by score then pairing number (A.2, the pairing number being the seed:
 rating, then sign-up order); brackets taken score by score from the top, with the players left
@@ -9,9 +9,9 @@ the rules: transpositions of S2 (D.1), then exchanges between S1 and S2 (D.2), a
 heterogeneous bracket the remainder paired the same way inside each MDP-pairing, then other
 MDPs taken from the Limbo (B.7, D.3); the first "perfect" candidate is taken (B.4), else the
 best by the quality criteria (B.8): most pairs (C.5), lowest pairing score difference (C.6),
-fewest repeated downfloats and upfloats of the last two rounds and their score differences
-(C.12-C.19). Absolute: nobody meets twice (C.1); nobody gets a second pairing-allocated bye, nor
-one after a forfeit win (C.2).
+the next bracket's pairs and score difference (C.7), fewest repeated downfloats and upfloats of
+the last two rounds and their score differences (C.12-C.19). Absolute: nobody meets twice
+(C.1); nobody gets a second pairing-allocated bye, nor one after a forfeit win (C.2).
 
 Where it simplifies (a backgammon match has no colours and no draws):
 
@@ -24,7 +24,9 @@ Where it simplifies (a backgammon match has no colours and no draws):
   refused when the players moved down and all lower brackets could not be paired among
   themselves without a repeat. So a bracket never leaves an impossible rest, and the collapsed
   last bracket of A.9 is only the fallback below.
-- C.7 (look-ahead into the next bracket) is not applied.
+- C.7 (the next bracket's pairs and PSD) is estimated: the players moved down are matched with
+  the next score group's residents, and the residents left are assumed to pair among
+  themselves.
 - The search is bounded (``BRACKET_BUDGET`` steps per bracket): past it, the best candidate seen
   is taken, as B.8 does over all of them; when none was seen, the bracket and everything below
   it are paired as one collapsed bracket by an exhaustive search in ranking order.
@@ -299,8 +301,8 @@ class _Candidate:
 
 def _quality(
     pairs: Sequence[tuple[Player, Player]], downfloaters: Sequence[Player], lowest: int
-) -> tuple[object, ...]:
-    """The quality criteria as a key (lower is better): C.5, C.6, C.12-C.19."""
+) -> tuple[tuple[object, ...], tuple[int, ...]]:
+    """The quality criteria as keys (lower is better): (C.5, C.6) and C.12-C.19."""
     differences = [abs(a.score - b.score) for a, b in pairs]
     # A.8: a downfloater's difference is against one point less than the bracket's lowest.
     differences += [p.score - (lowest - 1) for p in downfloaters]
@@ -325,7 +327,43 @@ def _quality(
         if low.float_before == UP:
             floats[3] += 1
             floats[7] += diff
-    return (-len(pairs), psd, tuple(floats))
+    return (-len(pairs), psd), tuple(floats)
+
+
+def _look_ahead(
+    downfloaters: Sequence[Player], next_group: Sequence[Player]
+) -> tuple[tuple[object, ...], bool]:
+    """C.7, approximately: how the next bracket would pair with these players moved into it,
+    as (-pairs, PSD), and whether every one of them (up to the residents' number) finds an
+    opponent there. Its MDPs are matched with its residents by a maximum bipartite matching
+    grown from the highest scores (Kuhn's augmenting paths); the residents left are assumed to
+    pair among themselves (the completion check covers the rest)."""
+    if not downfloaters or not next_group:
+        return (), True
+    movers = ranking_order(downfloaters)
+    resident_of: dict[int, int] = {}  # resident index -> mover index
+
+    def assign(i: int, tried: set[int]) -> bool:
+        for j, resident in enumerate(next_group):
+            if j in tried or resident.id in movers[i].opponents:
+                continue
+            tried.add(j)
+            if j not in resident_of or assign(resident_of[j], tried):
+                resident_of[j] = i
+                return True
+        return False
+
+    # Once matched, a mover stays matched (augmenting paths only re-route), so higher
+    # scores are served first.
+    matched = {i for i in range(len(movers)) if assign(i, set())}
+    level = next_group[0].score
+    left = len(next_group) - len(matched)
+    differences = [m.score - level for i, m in enumerate(movers) if i in matched]
+    differences += [m.score - (level - 1) for i, m in enumerate(movers) if i not in matched]
+    differences += [1] * (left % 2)
+    pairs = len(matched) + left // 2
+    ideal = len(matched) == min(len(movers), len(next_group))
+    return (-pairs, tuple(sorted(differences, reverse=True))), ideal
 
 
 def _homogeneous(
@@ -385,6 +423,7 @@ def pair_bracket(
     residents: Sequence[Player],
     lower: Sequence[Player],
     budget: _Budget,
+    next_group: Sequence[Player] = (),
 ) -> _Candidate | None:
     """The pairing of one bracket: the first perfect candidate, else the best seen (B.4, B.8).
     A candidate whose downfloaters could not be paired with the brackets below is refused
@@ -417,14 +456,17 @@ def pair_bracket(
                 raise _OutOfBudget
             if not completes(downfloaters, budget):
                 continue
-            quality = _quality(pairs, downfloaters, lowest)
+            pairs_psd, floats = _quality(pairs, downfloaters, lowest)
+            look, look_ideal = _look_ahead(downfloaters, next_group)
+            quality = (*pairs_psd, look, floats)
             candidate = _Candidate(pairs, downfloaters, quality)
             if best is None or quality < best.quality:
                 best, best_total = candidate, total
             paired_mdps = sum(1 for a, _ in pairs if a.id in mdp_ids)
-            if paired_mdps == m1_full and quality[2] == perfect_floats:
+            if paired_mdps == m1_full and look_ideal and floats == perfect_floats:
                 # C.5 and C.6 are as good as the earlier-generated, more-paired candidates
-                # allow (the loop goes from the most pairs down), and no float repeats.
+                # allow (the loop goes from the most pairs down), every player moved down can
+                # be paired in the next bracket (C.7), and no float repeats.
                 break
     except _OutOfBudget:
         pass
@@ -469,7 +511,8 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
         mdps: list[Player] = []
         for index, group in enumerate(groups):
             lower = [p for g in groups[index + 1 :] for p in g]
-            chosen = pair_bracket(mdps, group, lower, _Budget(BRACKET_BUDGET))
+            following = groups[index + 1] if index + 1 < len(groups) else []
+            chosen = pair_bracket(mdps, group, lower, _Budget(BRACKET_BUDGET), following)
             if chosen is None:
                 pairs += pair_in_order([*mdps, *group, *lower])
                 mdps = []

@@ -33,11 +33,15 @@ from storage.models import (
     MatchResult,
     Move,
     NewMove,
+    NewPairing,
     PlayerPreferences,
     PlayerStats,
     RatingChange,
     RatingPoint,
     Shards,
+    Tournament,
+    TournamentEntrant,
+    TournamentPairing,
 )
 
 __all__ = [
@@ -57,6 +61,7 @@ __all__ = [
     "MatchResult",
     "Move",
     "NewMove",
+    "NewPairing",
     "PlayerPreferences",
     "PlayerStats",
     "RatingChange",
@@ -65,6 +70,9 @@ __all__ = [
     "Shards",
     "Storage",
     "StorageError",
+    "Tournament",
+    "TournamentEntrant",
+    "TournamentPairing",
     "open_storage",
 ]
 

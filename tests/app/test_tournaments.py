@@ -1,0 +1,148 @@
+"""Tournament use cases without Discord: refusals, a Swiss played to the end through real
+games (each ended by a resignation through the game table), a drop that forfeits and gives a
+bye, double forfeits when nobody starts, a knockout and an arena."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.table import GameTable
+from app.tournaments import (
+    AlreadyJoined,
+    EventFull,
+    NotAnOrganiser,
+    NotEnoughPlayers,
+    NotJoined,
+    NotPlaying,
+    RegistrationClosed,
+    RoundsNotForFormat,
+    SeveralTournaments,
+    Tournaments,
+    UnknownTournament,
+)
+from storage import Storage, Tournament
+from tests.app.conftest import CHANNEL, GUILD, FakeClock
+
+ORGANISER = 50
+ROLE = 77
+PLAYERS = list(range(1, 9))
+
+
+@pytest.fixture
+def events(db: Storage, table: GameTable, clock: FakeClock) -> Tournaments:
+    return Tournaments(db, table, clock)
+
+
+async def create(events: Tournaments, fmt: str = "swiss", **kwargs: object) -> Tournament:
+    options: dict[str, object] = {
+        "guild_id": GUILD,
+        "channel_id": CHANNEL,
+        "organiser_id": ORGANISER,
+        "may_manage": True,
+        "role_ids": [],
+        "fmt": fmt,
+        "variant": "classic",
+        "length": 1,
+    }
+    options.update(kwargs)
+    return await events.create(**options)  # type: ignore[arg-type]
+
+
+async def play_round(events: Tournaments, table: GameTable, *, loser_of: dict[int, int]) -> int:
+    """Start every owed match in a thread of its own and end each by a resignation of the
+    player ``loser_of`` names for its pairing (default: the second player); returns how many
+    matches were played."""
+    played = 0
+    for tournament, pairing in await events.owed(None):
+        assert pairing.second_id is not None
+        thread = 900_000 + pairing.id
+        outcome = await events.start_match(tournament, pairing, ("p1", "p2"), thread)
+        assert outcome is not None
+        assert await events.start_match(tournament, pairing, ("p1", "p2"), thread) is None
+        await events.match_posted(pairing, thread)
+        loser = loser_of.get(pairing.id, pairing.second_id)
+        game = outcome.game
+        finished = await table.act(game, loser, lambda s, seat: s.resign(seat), "resign")
+        assert finished.finished is not None
+        played += 1
+    return played
+
+
+async def test_refusals(events: Tournaments, db: Storage) -> None:
+    with pytest.raises(NotAnOrganiser):
+        await create(events, may_manage=False, role_ids=[ROLE])
+    await db.set_guild_settings(GUILD, organiser_role_id=ROLE)
+    by_role = await create(events, may_manage=False, role_ids=[ROLE], max_players=2, name="Duo")
+    with pytest.raises(RoundsNotForFormat):
+        await create(events, "knockout", rounds=3)
+    with pytest.raises(UnknownTournament):
+        await events.find(GUILD, "nothing")
+    assert (await events.find(GUILD, "duo")).id == by_role.id
+    assert (await events.find(GUILD, f"#{by_role.id}")).id == by_role.id
+    assert (await events.find(GUILD, None)).id == by_role.id
+    await events.join(by_role, 1)
+    with pytest.raises(AlreadyJoined):
+        await events.join(by_role, 1)
+    with pytest.raises(NotEnoughPlayers):
+        await events.start(by_role, may_manage=True, role_ids=[], user_id=ORGANISER)
+    await events.join(by_role, 2)
+    with pytest.raises(EventFull):
+        await events.join(by_role, 3)
+    with pytest.raises(NotJoined):
+        await events.leave(by_role, 3)
+    with pytest.raises(NotAnOrganiser):
+        await events.start(by_role, may_manage=False, role_ids=[], user_id=2)
+    await create(events, name="Second")
+    with pytest.raises(SeveralTournaments):
+        await events.find(GUILD, None)
+    started = await events.start(by_role, may_manage=False, role_ids=[ROLE], user_id=3)
+    assert [(p.first_id, p.second_id) for p in started.paired] in ([(1, 2)], [(2, 1)])
+    with pytest.raises(RegistrationClosed):
+        await events.join(started.tournament, 4)
+    with pytest.raises(NotPlaying):
+        await events.drop(started.tournament, 4)
+
+
+async def test_a_swiss_with_a_drop_is_paired_round_by_round_to_the_end(
+    events: Tournaments, table: GameTable, db: Storage
+) -> None:
+    tournament = await create(events, rounds=3, name="Club Swiss")
+    for player in PLAYERS:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    assert len(started.paired) == 4 and started.tournament.rounds == 3
+    # Nothing to advance while round 1 is being played; a second start pairs nothing.
+    assert await events.advance(tournament.id) is None
+    assert events.changed.is_set() is False
+    assert await play_round(events, table, loser_of={}) == 4
+    assert events.changed.is_set()  # the finishes woke the sweep
+    # Player 8 drops out before round 2: 7 players, so round 2 has a bye.
+    round_one = await events.pairings(started.tournament, 1)
+    assert all(p.state == "finished" for p in round_one)
+    advanced = await events.sweep(None)
+    assert [a.tournament.current_round for a in advanced] == [2]
+    assert await events.sweep(None) == []  # round 2 is paired once
+    fresh = await events.get(tournament.id)
+    assert fresh is not None
+    two = await events.pairings(fresh, 2)
+    dropper = next(p for p in two if p.second_id is not None).first_id
+    forfeited = await events.drop(fresh, dropper)
+    assert len(forfeited) == 1 and forfeited[0].winner_id != dropper and forfeited[0].forfeit
+    assert await play_round(events, table, loser_of={}) == 3
+    three = await events.sweep(None)
+    assert [a.tournament.current_round for a in three] == [3]
+    round_three = await events.pairings(three[0].tournament, 3)
+    byes = [p for p in round_three if p.is_bye]
+    assert len(byes) == 1 and byes[0].state == "bye"
+    assert all(dropper not in (p.first_id, p.second_id) for p in round_three)
+    assert await play_round(events, table, loser_of={}) == 3
+    final = await events.sweep(None)
+    assert len(final) == 1 and final[0].finished
+    view = await events.standings(final[0].tournament)
+    # Hand computation: a point a win (forfeits and byes count as wins), from the pairings.
+    points: dict[int, float] = dict.fromkeys(PLAYERS, 0.0)
+    for p in view.pairings:
+        if p.winner_id is not None:
+            points[p.winner_id] += 1
+    assert {row.player_id: row.score for row in view.rows} == points
+    assert sum(points.values()) == 4 + 4 + 4  # 4 matches, 4 with a forfeit, 3 and a bye

@@ -260,7 +260,7 @@ class Tournaments:
 
     async def find(self, guild_id: int, asked: str | None) -> Tournament:
         """The event ``asked`` for (its number, ``#12``, or its name, any case); None: the only
-        open or running event of the server."""
+        open or running event of the server (none: the most recent one)."""
         if asked is not None and asked.strip():
             text = asked.strip().lstrip("#")
             if text.isdigit() and len(text) <= 18:
@@ -275,12 +275,11 @@ class Tournaments:
             if named:
                 return named[0]  # the live one, or the most recent
             raise UnknownTournament(asked)
-        live = [
-            t
-            for t in await self.db.list_tournaments(guild_id, limit=1000)
-            if t.state in ("registration", "running")
-        ]
+        recent = await self.db.list_tournaments(guild_id, limit=1000)
+        live = [t for t in recent if t.state in ("registration", "running")]
         if not live:
+            if recent:
+                return recent[0]  # the most recent event (e.g. its final standings)
             raise UnknownTournament()
         if len(live) > 1:
             raise SeveralTournaments([t.name for t in live])

@@ -21,6 +21,8 @@ from .harness import TIMEOUT, BotProcess, Table, reply_of
 pytestmark = pytest.mark.slow
 
 MANAGE_GUILD = 1 << 5
+#: A line of /tournament standings: rank, player, score, wins-losses.
+STANDING_LINE = re.compile(r"(\d+)\. <@(\d+)>(?: \(withdrawn\))?: (\d+) \((\d+)-(\d+)")
 
 
 async def until(check: object, what: str, timeout: float = 60.0) -> None:
@@ -183,7 +185,7 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
         ]
         assert len(final) == 1
         shown = await reply_of(await fake.slash(players[0], channel, "tournament standings"))
-        rows = re.findall(r"(\d+)\. <@(\d+)>(?: \(withdrawn\))?: (\d+) \((\d+)-(\d+)", shown.content)
+        rows = STANDING_LINE.findall(shown.content)
         assert len(rows) == 8, shown.content
         for _rank, user, score, won, lost in rows:
             uid = int(user)

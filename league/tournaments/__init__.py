@@ -32,6 +32,7 @@ __all__ = [
     "Standing",
     "bye_result",
     "is_finished",
+    "knockout_bracket",
     "pair_arena",
     "pair_round",
     "rounds_for",
@@ -120,6 +121,17 @@ def tiebreak_names(fmt: Format) -> tuple[str, ...]:
     if fmt is Format.ARENA:
         return arena.TIEBREAKS
     return ()
+
+
+def knockout_bracket(
+    entrants: Sequence[Entrant],
+    results: Sequence[Result],
+    withdrawn: frozenset[int] = frozenset(),
+) -> list[list[tuple[int | None, int | None, int | None]]]:
+    """A knockout's tables round by round as (first, second, who went on: None while not
+    played or when nobody did); rounds not reached are empty lists. Empty slots are None."""
+    check_entrants(entrants)
+    return knockout.bracket_view(entrants, results, withdrawn)
 
 
 def is_finished(

@@ -183,3 +183,26 @@ def standings(
             )
         )
     return out
+
+
+def bracket_view(
+    entrants: Sequence[Entrant], results: Sequence[Result], withdrawn: frozenset[int]
+) -> list[list[tuple[Slot, Slot, Slot]]]:
+    """Every round's tables as (first slot, second slot, who went on), rounds not reached yet
+    as empty lists; for drawing the bracket."""
+    bracket = build_bracket(entrants, results, withdrawn)
+    total = rounds_needed(len(entrants))
+    view: list[list[tuple[Slot, Slot, Slot]]] = []
+    for r in range(total):
+        if r >= len(bracket.slots) or len(bracket.slots[r]) < 2:
+            view.append([])
+            continue
+        slots = bracket.slots[r]
+        after = bracket.slots[r + 1] if r + 1 < len(bracket.slots) else None
+        view.append(
+            [
+                (slots[i], slots[i + 1], after[i // 2] if after is not None else None)
+                for i in range(0, len(slots), 2)
+            ]
+        )
+    return view

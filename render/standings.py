@@ -195,7 +195,7 @@ def render_bracket(
 
     def centre(round_index: int, match: int) -> float:
         span = slot * (2**round_index)
-        return top + span * match + span / 2
+        return float(top + span * match + span / 2)
 
     for r in range(count):
         x0 = PAD + r * (BOX_WIDTH + COLUMN_GAP)

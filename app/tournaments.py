@@ -14,8 +14,9 @@ import asyncio
 import datetime as dt
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from app.errors import Refusal
 from app.table import GameTable, Outcome
@@ -34,6 +35,7 @@ from league.tournaments import (
     standings,
     tiebreak_names,
 )
+from render.standings import BracketMatch, StandingRow, render_bracket, render_standings
 from storage import (
     ChannelBusyError,
     ConflictError,
@@ -595,6 +597,41 @@ class Tournaments:
             withdrawn,
         )
         return StandingsView(tournament, rows, tiebreak_names(form), pairings)
+
+    async def picture(self, view: StandingsView, names: Mapping[int, str]) -> bytes:
+        """The standings as a PNG (a knockout: its bracket), drawn off the event loop."""
+        t = view.tournament
+
+        def name(user_id: int | None) -> str | None:
+            return None if user_id is None else names.get(user_id, f"player {user_id}")
+
+        subtitle = f"{format_name(t.format)} · {variant_label(t.variant)} · {t.state}"
+        if t.format == "knockout" and view.pairings:
+            rounds: list[list[BracketMatch]] = []
+            for number in range(1, max(t.rounds or 1, t.current_round) + 1):
+                shown = []
+                for p in (p for p in view.pairings if p.round == number):
+                    won = None
+                    if p.winner_id is not None:
+                        won = 0 if p.winner_id == p.first_id else 1
+                    score = f"{p.first_points}-{p.second_points}" if p.state == "finished" else ""
+                    shown.append(BracketMatch(name(p.first_id), name(p.second_id), won, score))
+                rounds.append(shown)
+            champion = name(view.rows[0].player_id) if t.state == "finished" else None
+            return await self.table.draw(partial(render_bracket, t.name, rounds, champion))
+        rows = [
+            StandingRow(
+                r.rank,
+                name(r.player_id) or "",
+                r.score,
+                r.tiebreaks,
+                "withdrawn" if r.withdrawn else "",
+            )
+            for r in view.rows
+        ]
+        return await self.table.draw(
+            partial(render_standings, t.name, rows, view.tiebreaks, subtitle)
+        )
 
     async def pairings(
         self, tournament: Tournament, round_number: int | None = None

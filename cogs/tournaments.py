@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import re
 from typing import Any
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 SWEEP_SECONDS = 20.0
 NO_PINGS = discord.AllowedMentions.none()
 MAX_TEXT = 1900
+STANDINGS_FILE = "standings.png"
 
 Rounds = app_commands.Transform[int, WholeNumber("The number of rounds", 1, 64)]
 Minutes = app_commands.Transform[int, WholeNumber("The number of minutes", 1, 60 * 24 * 30)]
@@ -349,10 +351,22 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         self, interaction: discord.Interaction[Any], tournament: str | None = None
     ) -> None:
         t = await self._event(interaction, tournament)
+        # The picture is drawn by the render workers: the answer is acknowledged first.
+        await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self.events.standings(t)
-        await interaction.response.send_message(
-            standings_text(view), allowed_mentions=NO_PINGS, ephemeral=True
+        picture = await self._picture(view)
+        await interaction.followup.send(
+            standings_text(view),
+            file=discord.File(io.BytesIO(picture), filename=STANDINGS_FILE),
+            allowed_mentions=NO_PINGS,
+            ephemeral=True,
         )
+
+    async def _picture(self, view: StandingsView) -> bytes:
+        t = view.tournament
+        ids = {r.player_id for r in view.rows}
+        names = {user: await self._name(t, user) for user in ids}
+        return await self.events.picture(view, names)
 
     @app_commands.command(name="pairings", description="The pairings of a round")
     @app_commands.describe(
@@ -489,7 +503,12 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             if t.state == "cancelled":
                 text = f"**{t.name}** did not start: not enough players signed up."
             else:
-                text = standings_text(await self.events.standings(t))
+                view = await self.events.standings(t)
+                text = standings_text(view)
+                picture = await self._picture(view)
+                await self._say(t.channel_id, text, nonce=f"tf{t.id}", picture=picture)
+                await self._refresh_signup(t)
+                return
             await self._say(t.channel_id, text, nonce=f"tf{t.id}")
             await self._refresh_signup(t)
             return
@@ -546,12 +565,21 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                 member = await guild.fetch_member(user_id)
         return member.display_name if member is not None else f"player {user_id}"
 
-    async def _say(self, channel_id: int, text: str, *, nonce: str | None = None) -> None:
+    async def _say(
+        self,
+        channel_id: int,
+        text: str,
+        *,
+        nonce: str | None = None,
+        picture: bytes | None = None,
+    ) -> None:
         try:
             channel = self.bot.get_partial_messageable(channel_id)
             kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS}
             if nonce is not None:
                 kwargs["nonce"] = nonce
+            if picture is not None:
+                kwargs["file"] = discord.File(io.BytesIO(picture), filename=STANDINGS_FILE)
             await channel.send(clip(text), **kwargs)
         except discord.HTTPException as exc:
             log.info("could not post in channel %s: %s", channel_id, exc)

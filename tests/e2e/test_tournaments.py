@@ -6,17 +6,19 @@ and restarted; standings checked against a count kept by hand. Refusals in-proce
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from discord_ui.client import BackgammonBot
 from storage import Database, Storage, TournamentPairing
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, BotProcess, Table, reply_of
+from .harness import TIMEOUT, BotProcess, Table, png_of, reply_of
 
 pytestmark = pytest.mark.slow
 
@@ -180,11 +182,27 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
         await until(finished, "the tournament to finish")
         # Each round was paired once: 4 + 4 + 4 tables.
         assert len(await db.tournament_pairings(tournament_id)) == 12
-        final = [
-            m for m in fake.messages_in(channel) if "Club Swiss**: final standings" in m.content
-        ]
+
+        def announced() -> list[FakeMessage]:
+            return [
+                m for m in fake.messages_in(channel) if "Club Swiss**: final standings" in m.content
+            ]
+
+        async def final_out() -> bool:
+            return bool(announced())
+
+        await until(final_out, "the final standings")
+        await asyncio.sleep(0.5)  # a second announcement would be out by now
+        final = announced()
         assert len(final) == 1
+        final_png = png_of(final[0])
+        assert final_png is not None and final_png.startswith(b"\x89PNG")
         shown = await reply_of(await fake.slash(players[0], channel, "tournament standings"))
+        assert shown.ephemeral
+        picture = png_of(shown.message)
+        assert picture is not None
+        with Image.open(io.BytesIO(picture)) as image:
+            assert image.format == "PNG" and image.width == 760
         rows = STANDING_LINE.findall(shown.content)
         assert len(rows) == 8, shown.content
         for _rank, user, score, won, lost in rows:

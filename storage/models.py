@@ -456,3 +456,25 @@ class TournamentPairing:
 
     def has_player(self, user_id: int) -> bool:
         return user_id in (self.first_id, self.second_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRow:
+    """A player's results within a season's dates (ratings stay continuous across seasons).
+    ``rank``: by score (a win 1, a draw 0.5), then rating gained in the season."""
+
+    rank: int
+    user_id: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    points_won: int
+    #: The rating after the player's last game of the season.
+    rating: float
+    #: How much the rating moved over the season's games.
+    change: float
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2

@@ -59,6 +59,7 @@ class Player:
     pairing_number: int
     opponents: frozenset[int]
     may_get_bye: bool = True
+    had_bye: bool = False
     #: The float received in the previous round and in the round before it (None, DOWN, UP).
     last_float: str | None = None
     float_before: str | None = None
@@ -432,7 +433,8 @@ def pair_bracket(
 
 def choose_bye(players: Sequence[Player]) -> Player | None:
     """The lowest ranked player allowed a bye (C.2) whose absence leaves a field that can be
-    paired; if none is allowed one, the lowest ranked. None for an even field."""
+    paired; failing that, the lowest ranked allowed one, then the lowest ranked without a bye
+    (a forfeit win only), then the lowest ranked. None for an even field."""
     if len(players) % 2 == 0:
         return None
     ordered = ranking_order(players)
@@ -442,8 +444,14 @@ def choose_bye(players: Sequence[Player]) -> Player | None:
         rest = [p for p in ordered if p is not candidate]
         if can_pair_all(rest):
             return candidate
-    eligible = [p for p in ordered if p.may_get_bye]
-    return eligible[-1] if eligible else ordered[-1]
+    for allowed in (
+        [p for p in ordered if p.may_get_bye],
+        [p for p in ordered if not p.had_bye],
+        ordered,
+    ):
+        if allowed:
+            return allowed[-1]
+    return None
 
 
 def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player | None]:

@@ -47,11 +47,13 @@ def players_for_round(
     score: dict[int, int] = {}
     opponents: dict[int, set[int]] = {}
     no_bye: set[int] = set()
+    had_bye: set[int] = set()
     for r in earlier:
         if r.winner is not None:
             score[r.winner] = score.get(r.winner, 0) + 1
         if r.second is None:
             no_bye.add(r.first)
+            had_bye.add(r.first)
             continue
         opponents.setdefault(r.first, set()).add(r.second)
         opponents.setdefault(r.second, set()).add(r.first)
@@ -67,6 +69,7 @@ def players_for_round(
             pairing_number=number,
             opponents=frozenset(opponents.get(e.player_id, ())),
             may_get_bye=e.player_id not in no_bye,
+            had_bye=e.player_id in had_bye,
             last_float=last.get(e.player_id),
             float_before=before.get(e.player_id),
         )

@@ -186,6 +186,7 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(SignupButton)
+        self.events.changed.set()  # a first sweep as soon as the bot is ready
         self._runner = asyncio.create_task(self._run(), name="tournament-sweep")
 
     async def cog_unload(self) -> None:

@@ -18,11 +18,13 @@ from storage import Database, Storage, TournamentPairing
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, BotProcess, Table, png_of, reply_of
+from .harness import TIMEOUT, BotProcess, Table, final_callback, png_of, reply_of
 
 pytestmark = pytest.mark.slow
 
 MANAGE_GUILD = 1 << 5
+#: A line of /leaderboard season: player, wins-losses.
+SEASON_LINE = re.compile(r"<@(\d+)> · \*\*[0-9.]+\*\* \((\d+)-(\d+)")
 #: A line of /tournament standings: rank, player, score, wins-losses.
 STANDING_LINE = re.compile(r"(\d+)\. <@(\d+)>(?: \(withdrawn\))?: (\d+) \((\d+)-(\d+)")
 
@@ -103,6 +105,9 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
     wins = dict.fromkeys(by_id, 0)
     losses = dict.fromkeys(by_id, 0)
     byes = dict.fromkeys(by_id, 0)
+    #: Games won and lost on the board (a forfeit is no game), for the season's table.
+    games_won = dict.fromkeys(by_id, 0)
+    games_lost = dict.fromkeys(by_id, 0)
     try:
         created = await fake.slash(
             admin, channel, "tournament create", format="swiss", variant="classic", length=1,
@@ -168,6 +173,8 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
                 a, b = p.first_id, p.second_id
                 winner, loser = (a, b) if strength[a] < strength[b] else (b, a)
                 await resign_match(fake, db, p, by_id[winner], by_id[loser])
+                games_won[winner] += 1
+                games_lost[loser] += 1
                 points[winner] += 1
                 wins[winner] += 1
                 losses[loser] += 1
@@ -213,6 +220,16 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
         assert sum(byes.values()) == 1
         # The strongest player won all three rounds (their byes count as wins).
         assert int(rows[0][1]) == players[0].id and int(rows[0][2]) == 3
+        # The rated games count in this month's season: W-L per player as played.
+        season = await final_callback(
+            await fake.slash(players[0], channel, "leaderboard", season="current")
+        )
+        (embed,) = season.data["embeds"]
+        lines = SEASON_LINE.findall(embed["description"])
+        assert len(lines) == 8, embed["description"]
+        assert {int(u): (int(w), int(lost)) for u, w, lost in lines} == {
+            u: (games_won[u], games_lost[u]) for u in by_id
+        }
     finally:
         process.stop()
         await db.close()
@@ -253,3 +270,20 @@ async def test_refusals_are_private_and_specific(fake: FakeDiscord, bot: Backgam
     assert "not a start time" in await ask(
         admin, "tournament create", format="arena", variant="classic", length=1, starts="soon"
     )
+    # The organiser role (/settings) lets a member without Manage Server run events.
+    organisers = fake.add_role("organisers")
+    organiser = fake.add_user("organiser", roles=[organisers])
+    assert "Manage Server" in await ask(
+        organiser, "tournament create", format="arena", variant="classic", length=1
+    )
+    await ask(admin, "settings", organiser_role=organisers)
+    created = await fake.slash(
+        organiser, channel, "tournament create", format="arena", variant="classic", length=1,
+        starts="30", name="Evening arena",
+    )  # fmt: skip
+    signup = await created.wait_original(timeout=TIMEOUT)
+    assert not signup.ephemeral and "Evening arena" in signup.content
+    assert "Starts <t:" in signup.content
+    assert "Several tournaments" in await ask(member, "tournament join")
+    listed = await ask(member, "tournament list")
+    assert "Evening arena" in listed and "Pair" in listed

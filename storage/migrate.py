@@ -7,8 +7,8 @@ Everything is copied with its ids (games, moves, challenges, ratings, rating his
 settings, player preferences, tournaments with their entrants and pairings) in ONE PostgreSQL
 transaction, so a failure leaves the target empty. The SQLite file is only read (it is first
 brought up to the current schema if an older bot wrote it, as the bot itself would). Afterwards
-the row count and an id/version checksum of every table are compared on both sides. Stop the bot while migrating, then start it with
-DATABASE_URL set.
+the row count and an id/version checksum of every table are compared on both sides. Stop the
+bot while migrating, then start it with DATABASE_URL set.
 
 Exit status: 0 copied and verified, 1 failed (nothing is left half-copied), 2 bad usage.
 """

@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from app.errors import Refusal
 from app.services import Services
 from app.tournaments import (
     Advanced,
@@ -121,6 +122,14 @@ def standings_text(view: StandingsView) -> str:
             + (f" · {breaks}" if breaks else "")
         )
     return clip("\n".join(lines))
+
+
+class NotATextChannel(Refusal):
+    def __init__(self) -> None:
+        super().__init__(
+            "Tournaments are run from a server's text channel, where each match gets a thread "
+            "(and the bot needs permission to create public threads and write in them)."
+        )
 
 
 def role_ids(interaction: discord.Interaction[Any]) -> list[int]:
@@ -245,6 +254,11 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         name: app_commands.Range[str, 1, 80] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        perms = interaction.app_permissions
+        if not isinstance(interaction.channel, discord.TextChannel) or not (
+            perms.create_public_threads and perms.send_messages_in_threads
+        ):
+            raise NotATextChannel()
         t = await self.events.create(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,

@@ -146,3 +146,42 @@ async def test_a_swiss_with_a_drop_is_paired_round_by_round_to_the_end(
             points[p.winner_id] += 1
     assert {row.player_id: row.score for row in view.rows} == points
     assert sum(points.values()) == 4 + 4 + 4  # 4 matches, 4 with a forfeit, 3 and a bye
+
+
+async def test_matches_nobody_starts_are_double_forfeits_and_the_event_moves_on(
+    events: Tournaments, table: GameTable, clock: FakeClock
+) -> None:
+    tournament = await create(events, rounds=2, minutes=30)
+    for player in PLAYERS[:4]:
+        await events.join(tournament, player)
+    await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    owed = await events.owed(None)
+    games = []
+    for t, pairing in owed:
+        outcome = await events.start_match(t, pairing, ("a", "b"), 800_000 + pairing.id)
+        assert outcome is not None
+        await events.match_posted(pairing, 800_000 + pairing.id)
+        games.append(outcome.game)
+    # The first match is played (resigned at once); nobody touches the second.
+    loser = games[0].player_o
+    await table.act(games[0], loser, lambda s, seat: s.resign(seat), "resign")
+    clock.advance(29 * 60)
+    assert await events.sweep(None) == []  # the round's time is not up: round 1 goes on
+    clock.advance(60)
+    advanced = await events.sweep(None)
+    pairings = await events.pairings(tournament, 1)
+    assert [(p.state, p.winner_id, p.forfeit) for p in pairings] == [
+        ("finished", games[0].player_x, False),
+        ("forfeited", None, True),
+    ]
+    untouched = await table.db.get_game(games[1].id)
+    assert untouched is not None and untouched.status == "aborted"
+    assert [a.tournament.current_round for a in advanced] == [2]
+    view = await events.standings(advanced[0].tournament)
+    # A double forfeit scores nothing for either player.
+    assert {r.player_id: r.score for r in view.rows} == {
+        games[0].player_x: 1,
+        games[0].player_o: 0,
+        games[1].player_x: 0,
+        games[1].player_o: 0,
+    }

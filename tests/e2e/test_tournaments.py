@@ -270,6 +270,13 @@ async def test_refusals_are_private_and_specific(fake: FakeDiscord, bot: Backgam
     assert "not a start time" in await ask(
         admin, "tournament create", format="arena", variant="classic", length=1, starts="soon"
     )
+    thread = fake.add_thread(channel, "chat")
+    inside = await reply_of(
+        await fake.slash(
+            admin, thread, "tournament create", format="swiss", variant="classic", length=1
+        )
+    )
+    assert inside.ephemeral and "from a server's text channel" in inside.content
     # The organiser role (/settings) lets a member without Manage Server run events.
     organisers = fake.add_role("organisers")
     organiser = fake.add_user("organiser", roles=[organisers])

@@ -4,6 +4,9 @@ bye, double forfeits when nobody starts, a knockout and an arena."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 import pytest
 
 from app.table import GameTable
@@ -20,8 +23,9 @@ from app.tournaments import (
     Tournaments,
     UnknownTournament,
 )
-from storage import Storage, Tournament
+from storage import Storage, Tournament, open_storage
 from tests.app.conftest import CHANNEL, GUILD, FakeClock
+from tests.postgres_server import Cluster
 
 ORGANISER = 50
 ROLE = 77
@@ -185,3 +189,47 @@ async def test_matches_nobody_starts_are_double_forfeits_and_the_event_moves_on(
         games[1].player_x: 0,
         games[1].player_o: 0,
     }
+
+
+async def test_processes_racing_on_postgresql_pair_each_round_once(pg_cluster: Cluster) -> None:
+    """Two bot processes (each its own connection pool and game table) on one PostgreSQL move
+    the same event on at once, again and again: every round is paired exactly once."""
+    url = await pg_cluster.new_database()
+    first, second = await open_storage(url), await open_storage(url)
+    try:
+        clock = FakeClock()
+        sides = [
+            Tournaments(db, GameTable(db, random.Random(i), clock=clock), clock)
+            for i, db in enumerate((first, second))
+        ]
+        tournament = await create(sides[0], rounds=3)
+        for player in PLAYERS:
+            await sides[0].join(tournament, player)
+        starts = await asyncio.gather(
+            *(
+                side.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+                for side in sides
+            ),
+            return_exceptions=True,
+        )
+        assert sum(isinstance(s, RegistrationClosed) for s in starts) == 1
+        for number in (1, 2, 3):
+            owed = await sides[number % 2].owed(None)
+            assert len(owed) == 4
+            for t, pairing in owed:
+                side = sides[pairing.id % 2]
+                thread = 700_000 + pairing.id
+                outcome = await side.start_match(t, pairing, ("a", "b"), thread)
+                assert outcome is not None
+                await side.match_posted(pairing, thread)
+                await side.table.act(
+                    outcome.game, pairing.first_id, lambda s, seat: s.resign(seat), "resign"
+                )
+            moved = await asyncio.gather(*(side.sweep(None) for side in sides * 3))
+            assert sum(len(m) for m in moved) == 1  # the next round, or the end
+        done = await first.get_tournament(tournament.id)
+        assert done is not None and done.state == "finished"
+        assert len(await first.tournament_pairings(tournament.id)) == 12
+    finally:
+        await first.close()
+        await second.close()

@@ -145,6 +145,9 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
                 pairings = await round_started(db, tournament_id, number)
             t = await db.get_tournament(tournament_id)
             assert t is not None and t.current_round == number
+            listed = await reply_of(await fake.slash(players[7], channel, "tournament pairings"))
+            assert listed.ephemeral and f"round {number}:" in listed.content
+            assert listed.content.count("Table ") == len(pairings)
             for p in pairings:
                 if p.second_id is None:
                     byes[p.first_id] += 1

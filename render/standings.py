@@ -164,6 +164,9 @@ def render_standings(
     return pic.png()
 
 
+#: A bracket shows at most this many tables in its first column: a larger one starts at the
+#: round where it is down to this many (its first rounds are in the text pairings).
+MAX_TABLES = 32
 BOX_WIDTH = 200
 BOX_ROW = 26
 BOX_GAP = 14
@@ -182,8 +185,16 @@ def render_bracket(
     are drawn with empty boxes). ``champion`` closes the bracket on the right."""
     if not rounds or not rounds[0]:
         raise ValueError("a bracket needs a first round")
-    first = len(rounds[0])
-    count = max(len(rounds), first.bit_length())
+    full = max(len(rounds), len(rounds[0]).bit_length())
+    skip = 0
+    while len(rounds[0]) >> skip > MAX_TABLES:
+        skip += 1
+    names = [round_names[r] if r < len(round_names) else _round_name(r, full) for r in range(full)][
+        skip:
+    ]
+    rounds = list(rounds[skip:])
+    first = 1 << (len(names) - 1)
+    count = len(names)
     box_height = 2 * BOX_ROW
     slot = box_height + BOX_GAP
     top = PAD + TITLE_SIZE + 16 + SMALL + 10
@@ -199,7 +210,7 @@ def render_bracket(
 
     for r in range(count):
         x0 = PAD + r * (BOX_WIDTH + COLUMN_GAP)
-        name = round_names[r] if r < len(round_names) else _round_name(r, count)
+        name = names[r]
         pic.text((x0 + BOX_WIDTH / 2, top - 14), name, pal.text_dim, SMALL, True, "mm")
         matches = list(rounds[r]) if r < len(rounds) else []
         tables = max(1, first >> r)
@@ -209,12 +220,12 @@ def render_bracket(
             y0 = cy - box_height / 2
             pic.draw.rectangle([x0, y0, x0 + BOX_WIDTH, y0 + box_height], fill=pal.plot)
             pic.draw.line([(x0, cy), (x0 + BOX_WIDTH, cy)], fill=pal.grid, width=1)
-            played = r < len(rounds)
+            byes_shown = bool(matches) and r == 0 and skip == 0
             for side, player in enumerate((match.first, match.second)):
                 y = y0 + BOX_ROW / 2 + side * BOX_ROW
                 won = match.winner == side
                 if player is None:
-                    label, colour = ("bye" if played and r == 0 else ""), pal.text_dim
+                    label, colour = ("bye" if byes_shown else ""), pal.text_dim
                 else:
                     lost = match.winner is not None and not won
                     label, colour = player, (pal.text_dim if lost else pal.text)

@@ -69,8 +69,10 @@ def pair_round(
     round_number: int,
     withdrawn: frozenset[int] = frozenset(),
 ) -> list[Pairing]:
-    """The pairings of ``round_number`` (byes have ``second=None``). Arena: everyone not
-    withdrawn is paired as waiting (the first wave); later waves use :func:`pair_arena`."""
+    """The pairings of ``round_number`` (byes have ``second=None``), in table order. Arena:
+    everyone not withdrawn is paired as waiting (the first wave); later waves use
+    :func:`pair_arena`. Knockout: ValueError while the previous round has a table without a
+    result. ValueError for an entrant listed twice or a round below 1."""
     check_entrants(entrants)
     if round_number < 1:
         raise ValueError("rounds are numbered from 1")

@@ -5,8 +5,10 @@ player's previous two games were both wins: the third win in a row and every one
 scores 3, a draw or a double forfeit 1, a loss 0; anything but a win ends the streak.
 
 Pairing: the waiting players sorted by score (then seed) are paired down the list, each with the
-nearest player below who was not their last opponent; a repeat of the last opponent happens only
-when nobody else is waiting. An odd player out keeps waiting for the next one to finish.
+nearest player below who was not their last opponent (either's), backtracking when that would
+force a later pair into a repeat; a repeat happens only when no pairing of the waiting players
+avoids it. With an odd number waiting, the lowest keeps waiting for the next one to finish
+(the next lowest if the lowest's waiting would force a repeat).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from league.tournaments import dutch
 from league.tournaments.model import Entrant, Pairing, Result, Standing, seeded
 
 WIN = 2
@@ -81,16 +84,40 @@ def pair(
         dict.fromkeys(p for p in waiting if p in seed),
         key=lambda p: (-tallies[p].score, seed[p]),
     )
-    pairings: list[Pairing] = []
-    while len(pool) >= 2:
-        top = pool.pop(0)
-        last = tallies[top].last_opponent
-        pick = next(
-            (i for i, p in enumerate(pool) if p != last and tallies[p].last_opponent != top), 0
+    # "Not the same opponent twice in a row" on either side: a player's own last opponent, and
+    # anyone whose last opponent they were.
+    avoid: dict[int, set[int]] = {p: set() for p in pool}
+    for p in pool:
+        last = tallies[p].last_opponent
+        if last is not None and last in avoid:
+            avoid[p].add(last)
+            avoid[last].add(p)
+    players = [
+        dutch.Player(
+            id=p, score=tallies[p].score, pairing_number=seed[p], opponents=frozenset(avoid[p])
         )
-        opponent = pool.pop(pick)
-        pairings.append(Pairing(round_number, len(pairings) + 1, top, opponent))
-    return pairings
+        for p in pool
+    ]
+    if len(players) % 2:
+        # The lowest waits, unless that would force a repeat the next lowest's waiting avoids.
+        waits = next(
+            (
+                p
+                for p in reversed(players)
+                if dutch.can_pair_all([q for q in players if q is not p])
+            ),
+            players[-1],
+        )
+        players.remove(waits)
+    rank = {p: i for i, p in enumerate(pool)}
+    # Down the list, each with the nearest player allowed (backtracking when a later pair
+    # would otherwise repeat), the fewest repeats when some cannot be avoided.
+    pairs = [
+        (a.id, b.id) if rank[a.id] < rank[b.id] else (b.id, a.id)
+        for a, b in dutch.pair_in_order(players)
+    ]
+    pairs.sort(key=lambda ab: rank[ab[0]])
+    return [Pairing(round_number, i + 1, a, b) for i, (a, b) in enumerate(pairs)]
 
 
 def standings(

@@ -1,5 +1,5 @@
-"""Swiss pairing by the FIDE (Dutch) System, FIDE Handbook C.04.3 (the 2017 text, unchanged in
-its criteria by the 2025 one), without colours.
+"""Swiss pairing by the FIDE (Dutch) System, FIDE Handbook C.04.3 (the text approved in 2016, in
+force until 31 January 2026), without colours.
 
 Followed: players ranked by score then pairing number (A.2, the pairing number being the seed:
 rating, then sign-up order); brackets taken score by score from the top, with the players left
@@ -9,9 +9,9 @@ the rules: transpositions of S2 (D.1), then exchanges between S1 and S2 (D.2), a
 heterogeneous bracket the remainder paired the same way inside each MDP-pairing, then other
 MDPs taken from the Limbo (B.7, D.3); the first "perfect" candidate is taken (B.4), else the
 best by the quality criteria (B.8): most pairs (C.5), lowest pairing score difference (C.6),
-fewest repeated downfloats and upfloats of the last two rounds and their score differences
-(C.12-C.19). Absolute: nobody meets twice (C.1); nobody gets a second pairing-allocated bye, nor
-one after a forfeit win (C.2).
+the next bracket's pairs and score difference (C.7), fewest repeated downfloats and upfloats of
+the last two rounds and their score differences (C.12-C.19). Absolute: nobody meets twice
+(C.1); nobody gets a second pairing-allocated bye, nor one after a forfeit win (C.2).
 
 Where it simplifies (a backgammon match has no colours and no draws):
 
@@ -24,12 +24,15 @@ Where it simplifies (a backgammon match has no colours and no draws):
   refused when the players moved down and all lower brackets could not be paired among
   themselves without a repeat. So a bracket never leaves an impossible rest, and the collapsed
   last bracket of A.9 is only the fallback below.
-- C.7 (look-ahead into the next bracket) is not applied.
+- C.7 (the next bracket's pairs and PSD) is estimated: the players moved down are matched with
+  the next score group's residents, and the residents left are assumed to pair among
+  themselves.
 - The search is bounded (``BRACKET_BUDGET`` steps per bracket): past it, the best candidate seen
   is taken, as B.8 does over all of them; when none was seen, the bracket and everything below
   it are paired as one collapsed bracket by an exhaustive search in ranking order.
-- When no pairing without a repeat exists at all (more rounds than the field allows), players
-  are paired down the ranking with the first opponent they have not met, else the first one.
+- When no pairing without a repeat exists at all (more rounds than the field allows), the most
+  pairs without a repeat are kept (a maximum matching grown from the ranking order) and the
+  players left over are paired down the ranking: the fewest repeats, not the rules' collapse.
 """
 
 from __future__ import annotations
@@ -38,13 +41,16 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from league.tournaments.matching import greedy_start, maximum_matching
+
 #: Steps (transposition moves and candidate checks) a bracket may spend before the best
 #: candidate seen is taken.
 BRACKET_BUDGET = 20_000
 #: Exchanges of more than this many combinations of one size are not generated.
 EXCHANGE_LIMIT = 5_000
-#: The exhaustive pairing search gives up after this many steps (then pairs greedily).
-MATCH_BUDGET = 200_000
+#: The first-fit search of a collapsed bracket gives up after this many steps (then a maximum
+#: matching pairs it).
+FIRST_FIT_BUDGET = 20_000
 
 DOWN = "down"
 UP = "up"
@@ -163,11 +169,10 @@ def exchanges(n1: int, n2: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ..
 # --- Completion: can a set of players still be paired? ------------------------------------------
 
 
-def can_pair_all(players: Sequence[Player], budget: int = MATCH_BUDGET) -> bool:
+def can_pair_all(players: Sequence[Player]) -> bool:
     """Whether ``players`` (an even number) can all be paired without a repeat. A field in which
     nobody has met half of the others or more always can (Dirac: the graph of allowed pairings
-    then has a Hamiltonian cycle); otherwise an exhaustive search decides (optimistic past its
-    budget: the caller's fallback still pairs everyone)."""
+    then has a Hamiltonian cycle); otherwise a maximum matching decides."""
     n = len(players)
     if n % 2:
         return False
@@ -177,30 +182,29 @@ def can_pair_all(players: Sequence[Player], budget: int = MATCH_BUDGET) -> bool:
     half = n // 2
     if all(sum(1 for o in p.opponents if o in ids) <= half - 1 for p in players):
         return True
-    found, gave_up = _search_matching(players, budget)
-    return found is not None or gave_up
+    neighbours = _allowed(players)
+    mate = maximum_matching(neighbours, greedy_start(neighbours))
+    return all(m != -1 for m in mate)
 
 
-def _perfect_matching(
-    players: Sequence[Player], budget: int = MATCH_BUDGET
+def _allowed(players: Sequence[Player]) -> list[list[int]]:
+    return [
+        [
+            j
+            for j, q in enumerate(players)
+            if i != j and q.id not in p.opponents and p.id not in q.opponents
+        ]
+        for i, p in enumerate(players)
+    ]
+
+
+def _first_fit(
+    players: Sequence[Player], budget: int = FIRST_FIT_BUDGET
 ) -> list[tuple[Player, Player]] | None:
     """Pairs everyone without a repeat, each player in ranking order taking the first allowed
-    partner below, backtracking as needed; None when impossible (or past the budget)."""
-    return _search_matching(players, budget)[0]
-
-
-def _search_matching(
-    players: Sequence[Player], budget: int
-) -> tuple[list[tuple[Player, Player]] | None, bool]:
-    """(the pairs or None, whether the search gave up before deciding)."""
+    partner below, backtracking as needed; None when impossible or past the budget."""
     n = len(players)
-    allowed = [0] * n
-    for i, p in enumerate(players):
-        mask = 0
-        for j, q in enumerate(players):
-            if i != j and q.id not in p.opponents and p.id not in q.opponents:
-                mask |= 1 << j
-        allowed[i] = mask
+    allowed = [sum(1 << j for j in row) for row in _allowed(players)]
     failed: set[int] = set()
     steps = [0]
 
@@ -227,28 +231,25 @@ def _search_matching(
     try:
         found = solve((1 << n) - 1)
     except (_OutOfBudget, RecursionError):
-        return None, True
-    if found is None:
-        return None, False
-    return [(players[i], players[j]) for i, j in found], False
+        return None
+    return None if found is None else [(players[i], players[j]) for i, j in found]
 
 
-def _greedy(players: Sequence[Player]) -> list[tuple[Player, Player]]:
-    """Down the ranking, each with the first player not met, else the first one (repeats only
-    when the field allows nothing better)."""
-    pool = list(players)
-    pairs = []
-    while len(pool) >= 2:
-        top = pool.pop(0)
-        pick = next((i for i, p in enumerate(pool) if _compatible(top, p)), 0)
-        pairs.append((top, pool.pop(pick)))
-    return pairs
-
-
-def _collapsed(players: Sequence[Player]) -> list[tuple[Player, Player]]:
+def pair_in_order(players: Sequence[Player]) -> list[tuple[Player, Player]]:
+    """Pairs everyone left as one bracket: down the ranking, each with the first player allowed
+    (backtracking within a budget); else a maximum matching of allowed pairs grown from that
+    order, the players it leaves over paired down the ranking with the fewest repeats it can
+    (none while the field allows it)."""
     ordered = ranking_order(players)
-    found = _perfect_matching(ordered)
-    return found if found is not None else _greedy(ordered)
+    found = _first_fit(ordered)
+    if found is not None:
+        return found
+    neighbours = _allowed(ordered)
+    mate = maximum_matching(neighbours, greedy_start(neighbours))
+    pairs = [(ordered[v], ordered[m]) for v, m in enumerate(mate) if m > v]
+    left = [p for v, p in enumerate(ordered) if mate[v] == -1]
+    pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
+    return pairs
 
 
 class _Completion:
@@ -262,7 +263,7 @@ class _Completion:
         self.most_met = max((sum(1 for o in p.opponents if o in ids) for p in lower), default=0)
         self.cache: dict[frozenset[int], bool] = {}
 
-    def __call__(self, downfloaters: Sequence[Player]) -> bool:
+    def __call__(self, downfloaters: Sequence[Player], budget: _Budget) -> bool:
         if not downfloaters:
             key: frozenset[int] = frozenset()
         else:
@@ -276,10 +277,14 @@ class _Completion:
         else:
             limit = size // 2 - 1
             # A lower player meets at most every downfloater on top of those met below.
-            answer = (
-                self.most_met + len(downfloaters) <= limit
-                and all(len(p.opponents) <= limit for p in downfloaters)
-            ) or can_pair_all([*downfloaters, *self.lower])
+            answer = self.most_met + len(downfloaters) <= limit and all(
+                len(p.opponents) <= limit for p in downfloaters
+            )
+            if not answer:
+                # The exact test costs about as much as building that many candidates.
+                if not budget.spend(4 * size):
+                    raise _OutOfBudget
+                answer = can_pair_all([*downfloaters, *self.lower])
         self.cache[key] = answer
         return answer
 
@@ -296,8 +301,8 @@ class _Candidate:
 
 def _quality(
     pairs: Sequence[tuple[Player, Player]], downfloaters: Sequence[Player], lowest: int
-) -> tuple[object, ...]:
-    """The quality criteria as a key (lower is better): C.5, C.6, C.12-C.19."""
+) -> tuple[tuple[object, ...], tuple[int, ...]]:
+    """The quality criteria as keys (lower is better): (C.5, C.6) and C.12-C.19."""
     differences = [abs(a.score - b.score) for a, b in pairs]
     # A.8: a downfloater's difference is against one point less than the bracket's lowest.
     differences += [p.score - (lowest - 1) for p in downfloaters]
@@ -322,7 +327,43 @@ def _quality(
         if low.float_before == UP:
             floats[3] += 1
             floats[7] += diff
-    return (-len(pairs), psd, tuple(floats))
+    return (-len(pairs), psd), tuple(floats)
+
+
+def _look_ahead(
+    downfloaters: Sequence[Player], next_group: Sequence[Player]
+) -> tuple[tuple[object, ...], bool]:
+    """C.7, approximately: how the next bracket would pair with these players moved into it,
+    as (-pairs, PSD), and whether every one of them (up to the residents' number) finds an
+    opponent there. Its MDPs are matched with its residents by a maximum bipartite matching
+    grown from the highest scores (Kuhn's augmenting paths); the residents left are assumed to
+    pair among themselves (the completion check covers the rest)."""
+    if not downfloaters or not next_group:
+        return (), True
+    movers = ranking_order(downfloaters)
+    resident_of: dict[int, int] = {}  # resident index -> mover index
+
+    def assign(i: int, tried: set[int]) -> bool:
+        for j, resident in enumerate(next_group):
+            if j in tried or resident.id in movers[i].opponents:
+                continue
+            tried.add(j)
+            if j not in resident_of or assign(resident_of[j], tried):
+                resident_of[j] = i
+                return True
+        return False
+
+    # Once matched, a mover stays matched (augmenting paths only re-route), so higher
+    # scores are served first.
+    matched = {i for i in range(len(movers)) if assign(i, set())}
+    level = next_group[0].score
+    left = len(next_group) - len(matched)
+    differences = [m.score - level for i, m in enumerate(movers) if i in matched]
+    differences += [m.score - (level - 1) for i, m in enumerate(movers) if i not in matched]
+    differences += [1] * (left % 2)
+    pairs = len(matched) + left // 2
+    ideal = len(matched) == min(len(movers), len(next_group))
+    return (-pairs, tuple(sorted(differences, reverse=True))), ideal
 
 
 def _homogeneous(
@@ -335,6 +376,7 @@ def _homogeneous(
         yield [], list(players)
         return
     n1, n2 = pairs_wanted, n - pairs_wanted
+    bsn = {p.id: i for i, p in enumerate(players)}
     yield from transpositions(players[:n1], players[n1:], budget=budget)
     for out, into in exchanges(n1, n2):
         moved = set(out) | set(into)
@@ -342,7 +384,6 @@ def _homogeneous(
         s1 += [players[b - 1] for b in into]
         s2 = [players[b - 1] for b in range(n1 + 1, n + 1) if b not in moved]
         s2 += [players[b - 1] for b in out]
-        bsn = {p.id: i for i, p in enumerate(players)}
         s1.sort(key=lambda p: bsn[p.id])
         s2.sort(key=lambda p: bsn[p.id])
         yield from transpositions(s1, s2, budget=budget)
@@ -382,6 +423,7 @@ def pair_bracket(
     residents: Sequence[Player],
     lower: Sequence[Player],
     budget: _Budget,
+    next_group: Sequence[Player] = (),
 ) -> _Candidate | None:
     """The pairing of one bracket: the first perfect candidate, else the best seen (B.4, B.8).
     A candidate whose downfloaters could not be paired with the brackets below is refused
@@ -412,16 +454,19 @@ def pair_bracket(
             seen.add(signature)
             if not budget.spend(8):
                 raise _OutOfBudget
-            if not completes(downfloaters):
+            if not completes(downfloaters, budget):
                 continue
-            quality = _quality(pairs, downfloaters, lowest)
+            pairs_psd, floats = _quality(pairs, downfloaters, lowest)
+            look, look_ideal = _look_ahead(downfloaters, next_group)
+            quality = (*pairs_psd, look, floats)
             candidate = _Candidate(pairs, downfloaters, quality)
             if best is None or quality < best.quality:
                 best, best_total = candidate, total
             paired_mdps = sum(1 for a, _ in pairs if a.id in mdp_ids)
-            if paired_mdps == m1_full and quality[2] == perfect_floats:
+            if paired_mdps == m1_full and look_ideal and floats == perfect_floats:
                 # C.5 and C.6 are as good as the earlier-generated, more-paired candidates
-                # allow (the loop goes from the most pairs down), and no float repeats.
+                # allow (the loop goes from the most pairs down), every player moved down can
+                # be paired in the next bracket (C.7), and no float repeats.
                 break
     except _OutOfBudget:
         pass
@@ -460,22 +505,25 @@ def pair(players: Sequence[Player]) -> tuple[list[tuple[Player, Player]], Player
     field_ = ranking_order([p for p in players if p is not bye])
     pairs: list[tuple[Player, Player]] = []
     if not can_pair_all(field_):
-        pairs = _greedy(field_)
+        pairs = pair_in_order(field_)
     else:
         groups = [list(g) for _, g in itertools.groupby(field_, key=lambda p: p.score)]
         mdps: list[Player] = []
         for index, group in enumerate(groups):
             lower = [p for g in groups[index + 1 :] for p in g]
-            chosen = pair_bracket(mdps, group, lower, _Budget(BRACKET_BUDGET))
+            following = groups[index + 1] if index + 1 < len(groups) else []
+            chosen = pair_bracket(mdps, group, lower, _Budget(BRACKET_BUDGET), following)
             if chosen is None:
-                pairs += _collapsed([*mdps, *group, *lower])
+                pairs += pair_in_order([*mdps, *group, *lower])
                 mdps = []
                 break
             pairs += chosen.pairs
             mdps = ranking_order(chosen.downfloaters)
         if mdps:  # cannot happen: the last bracket pairs everyone; kept as a safety net
-            pairs += _collapsed(mdps)
+            pairs += pair_in_order(mdps)
     rank = {p.id: i for i, p in enumerate(field_)}
     ordered = [(a, b) if rank[a.id] < rank[b.id] else (b, a) for a, b in pairs]
-    ordered.sort(key=lambda ab: (-max(ab[0].score, ab[1].score), rank[ab[0].id]))
+    # Board order as the rules' earlier text (C.04.1, F.1) set it: the higher player's score,
+    # the sum of both scores, the higher player's rank.
+    ordered.sort(key=lambda ab: (-ab[0].score, -(ab[0].score + ab[1].score), rank[ab[0].id]))
     return ordered, bye

@@ -81,3 +81,12 @@ def test_bracket_sizes_follow_the_field() -> None:
     assert sixteen.width > two.width and sixteen.height > two.height
     with pytest.raises(ValueError):
         render_bracket("K", [])
+
+
+def test_a_huge_bracket_starts_where_it_fits() -> None:
+    # 1,024 players: 512 first-round tables; the picture starts at the round of 64 (32 tables).
+    first = [BracketMatch(f"P{i}", f"Q{i}", 0) for i in range(512)]
+    im = decode(render_bracket("Huge", [first, [], [], [], [], [], [], [], [], []]))
+    thirty_two = decode(render_bracket("K", [[BracketMatch("A", "B")] * 32]))
+    assert im.height == thirty_two.height
+    assert im.width == thirty_two.width

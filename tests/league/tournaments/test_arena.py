@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from league.tournaments import Format, Result, is_finished, pair_arena, pair_round, standings
 from tests.league.tournaments.helpers import entrants
 
@@ -60,3 +63,50 @@ def test_first_wave_pairs_everyone_not_withdrawn() -> None:
     pairings = pair_round(Format.ARENA, entrants(5), [], 1, withdrawn=frozenset({2}))
     assert [(p.first, p.second) for p in pairings] == [(1, 3), (4, 5)]
     assert not is_finished(Format.ARENA, entrants(5), [], 0)
+
+
+def test_a_repeat_avoided_further_down_the_list() -> None:
+    # All on zero points; 3 and 4 just played each other. Pairing straight down (1-2, 3-4)
+    # would repeat; 1-3 and 2-4 avoid it.
+    results = [game(1, 3, 4, None), game(2, 1, 5, None), game(3, 2, 6, None)]
+    field = entrants(6)
+    pairings = pair_arena([1, 2, 3, 4], field, results, 2)
+    assert [(p.first, p.second) for p in pairings] == [(1, 3), (2, 4)]
+
+
+def _free_of_repeats(players: list[int], avoid: set[frozenset[int]]) -> bool:
+    if not players:
+        return True
+    first, rest = players[0], players[1:]
+    return any(
+        frozenset((first, other)) not in avoid
+        and _free_of_repeats([p for p in rest if p != other], avoid)
+        for other in rest
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    games=st.lists(st.tuples(st.integers(1, 8), st.integers(1, 8), st.integers(0, 2)), max_size=14),
+    waiting=st.sets(st.integers(1, 8), max_size=8),
+)
+def test_no_repeat_in_a_row_when_avoidable(
+    games: list[tuple[int, int, int]], waiting: set[int]
+) -> None:
+    results = [game(n, a, b, (a, b, None)[w]) for n, (a, b, w) in enumerate(games) if a != b]
+    field = entrants(8)
+    last: dict[int, int] = {}
+    for r in results:
+        assert r.second is not None
+        last[r.first], last[r.second] = r.second, r.first
+    avoid = {frozenset((p, q)) for p, q in last.items()}
+    pool = sorted(waiting)
+    pairings = pair_arena(pool, field, results, 1)
+    paired = [p for x in pairings for p in (x.first, x.second)]
+    assert len(paired) == len(set(paired)) == len(pool) - len(pool) % 2
+    if len(pool) % 2:
+        avoidable = any(_free_of_repeats([p for p in pool if p != w], avoid) for w in pool)
+    else:
+        avoidable = _free_of_repeats(pool, avoid)
+    if avoidable:
+        assert all(frozenset((x.first, x.second)) not in avoid for x in pairings)

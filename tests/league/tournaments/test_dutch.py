@@ -153,3 +153,13 @@ def test_can_pair_all_decides_small_fields_exactly() -> None:
     blocked = [player(1, met=(2, 3)), player(2, met=(1, 3)), player(3, met=(1, 2)), player(4)]
     assert not dutch.can_pair_all(blocked)
     assert dutch.can_pair_all([player(1, met=(2,)), player(2, met=(1,)), player(3), player(4)])
+
+
+def test_c7_moves_down_a_player_the_next_bracket_can_pair() -> None:
+    # Brackets: 1 2 3 on two points, 4-8 on one, 9 10 on none. 3 has met all of 4-8. Floating
+    # 3 (the first candidate, 1-2) would leave 3 unpaired in the next bracket and float again;
+    # C.7 prefers the candidate 1-3, floating 2, who meets the top of the next bracket.
+    players = [player(1, 2), player(2, 2), player(3, 2, met=(4, 5, 6, 7, 8))]
+    players += [player(n, 1, met=(3,)) for n in (4, 5, 6, 7, 8)]
+    players += [player(9), player(10)]
+    assert pairs_of(players) == [(1, 3), (2, 4), (5, 7), (6, 8), (9, 10)]

@@ -11,6 +11,7 @@ from league.tournaments import (
     Result,
     bye_result,
     is_finished,
+    knockout_bracket,
     pair_round,
     rounds_for,
     standings,
@@ -118,3 +119,19 @@ def test_a_round_cannot_be_paired_before_the_last_is_complete() -> None:
     round1 = pair_round(Format.KNOCKOUT, field, [], 1)
     with pytest.raises(ValueError):
         pair_round(Format.KNOCKOUT, field, [won_by(round1[0], 1)], 2)
+
+
+def test_bracket_view_for_drawing() -> None:
+    field = entrants(5)
+    assert knockout_bracket(field, []) == [
+        [(1, None, None), (4, 5, None), (2, None, None), (3, None, None)],
+        [],
+        [],
+    ]
+    round1 = pair_round(Format.KNOCKOUT, field, [], 1)
+    results = [bye_result(p) if p.second is None else won_by(p, 5) for p in round1]
+    assert knockout_bracket(field, results) == [
+        [(1, None, 1), (4, 5, 5), (2, None, 2), (3, None, 3)],
+        [(1, 5, None), (2, 3, None)],
+        [],
+    ]

@@ -26,6 +26,9 @@ def players_in(pairings: list[Pairing]) -> list[int]:
 
 
 def test_round_one_top_half_against_bottom_half_and_bye_to_the_last() -> None:
+    # The Dutch system's earlier text (FIDE Handbook C.04.1, F.4): in round one "the highest
+    # player of S1 will play against the highest player of S2 and if the number of players is
+    # odd the lowest ranked player will receive a bye".
     pairings = pair_round(Format.SWISS, entrants(7), [], 1)
     assert [(p.first, p.second) for p in pairings] == [(1, 4), (2, 5), (3, 6), (7, None)]
     assert [p.table for p in pairings] == [1, 2, 3, 4]
@@ -184,3 +187,71 @@ def test_random_events_never_repeat_a_pairing(players: int, seed: int) -> None:
     table = standings(Format.SWISS, field, results)
     assert sorted(s.player_id for s in table) == list(range(1, players + 1))
     assert sum(s.score for s in table) == len(results)
+
+
+def _repeat_free_exists(players: list[int], met: set[frozenset[int]]) -> bool:
+    """Brute force: can ``players`` all be paired without a repeat?"""
+    if not players:
+        return True
+    first, rest = players[0], players[1:]
+    return any(
+        frozenset((first, other)) not in met
+        and _repeat_free_exists([p for p in rest if p != other], met)
+        for other in rest
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    players=st.integers(min_value=2, max_value=11),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_long_events_repeat_only_when_unavoidable(players: int, seed: int) -> None:
+    # Up to n - 1 rounds, where repeats can become unavoidable: whenever some player allowed a
+    # bye (or nobody, in an even field) can be left out so that the rest pair without a repeat
+    # (checked by brute force), the round has no repeat.
+    rng = random.Random(seed)
+    field = entrants(players)
+    results: list[Result] = []
+    met: set[frozenset[int]] = set()
+    had_bye: set[int] = set()
+    for number in range(1, players):
+        everyone = list(range(1, players + 1))
+        if players % 2:
+            avoidable = any(
+                _repeat_free_exists([p for p in everyone if p != b], met)
+                for b in everyone
+                if b not in had_bye
+            )
+        else:
+            avoidable = _repeat_free_exists(everyone, met)
+        pairings = pair_round(Format.SWISS, field, results, number)
+        repeats = [p for p in pairings if frozenset((p.first, p.second)) in met]
+        if avoidable:
+            assert not repeats, f"round {number}: avoidable repeats {repeats}"
+        for p in pairings:
+            if p.second is None:
+                had_bye.add(p.first)
+                results.append(bye_result(p))
+                continue
+            met.add(frozenset((p.first, p.second)))
+            winner = p.first if rng.random() < 0.5 else p.second
+            results.append(Result(number, p.first, p.second, winner))
+
+
+def test_pairing_depends_on_the_results_not_their_order() -> None:
+    # Every process (and a restart) must pair a round the same way from the same results.
+    rng = random.Random(7)
+    field = entrants(30)
+    results: list[Result] = []
+    for number in range(1, 6):
+        for p in pair_round(Format.SWISS, field, results, number):
+            if p.second is None:
+                results.append(bye_result(p))
+            else:
+                results.append(Result(number, p.first, p.second, rng.choice((p.first, p.second))))
+    expected = pair_round(Format.SWISS, field, results, 6)
+    for _ in range(5):
+        shuffled = list(results)
+        rng.shuffle(shuffled)
+        assert pair_round(Format.SWISS, list(reversed(field)), shuffled, 6) == expected

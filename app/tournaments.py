@@ -607,15 +607,20 @@ class Tournaments:
 
         subtitle = f"{format_name(t.format)} · {variant_label(t.variant)} · {t.state}"
         if t.format == "knockout" and view.pairings:
+            count = max(t.rounds or 1, t.current_round)
             rounds: list[list[BracketMatch]] = []
-            for number in range(1, max(t.rounds or 1, t.current_round) + 1):
-                shown = []
+            for number in range(1, count + 1):
+                # Tables are numbered in bracket order; a table of two empty slots has no
+                # pairing and stays an empty box.
+                shown = [BracketMatch(None, None)] * 2 ** (count - number)
                 for p in (p for p in view.pairings if p.round == number):
                     won = None
                     if p.winner_id is not None:
                         won = 0 if p.winner_id == p.first_id else 1
                     score = f"{p.first_points}-{p.second_points}" if p.state == "finished" else ""
-                    shown.append(BracketMatch(name(p.first_id), name(p.second_id), won, score))
+                    match = BracketMatch(name(p.first_id), name(p.second_id), won, score)
+                    if p.table_no <= len(shown):
+                        shown[p.table_no - 1] = match
                 rounds.append(shown)
             champion = name(view.rows[0].player_id) if t.state == "finished" else None
             return await self.table.draw(partial(render_bracket, t.name, rounds, champion))

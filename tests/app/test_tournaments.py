@@ -5,9 +5,11 @@ bye, double forfeits when nobody starts, a knockout and an arena."""
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 
 import pytest
+from PIL import Image
 
 from app.table import GameTable
 from app.tournaments import (
@@ -233,3 +235,20 @@ async def test_processes_racing_on_postgresql_pair_each_round_once(pg_cluster: C
     finally:
         await first.close()
         await second.close()
+
+
+async def test_standings_pictures_are_pngs(events: Tournaments, table: GameTable) -> None:
+    cup = await create(events, "knockout", name="Cup")
+    league = await create(events, "round-robin", name="League")
+    for player in PLAYERS[:5]:
+        await events.join(cup, player)
+        await events.join(league, player)
+    names = {p: f"player {p}" for p in PLAYERS}
+    for event in (cup, league):
+        started = await events.start(event, may_manage=True, role_ids=[], user_id=ORGANISER)
+        png = await events.picture(await events.standings(started.tournament), names)
+        with Image.open(io.BytesIO(png)) as image:
+            assert image.format == "PNG"
+            width, height = image.size
+        # A bracket of 8 over three rounds is wider than the 760 px standings table.
+        assert (width > 760) == (event is cup) and height > 100

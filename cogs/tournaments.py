@@ -527,6 +527,8 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             await self._say(t.channel_id, text, nonce=f"tf{t.id}")
             await self._refresh_signup(t)
             return
+        if t.format == "arena" and t.current_round > 1:
+            return  # each new arena match has its own announcement; no summary for it
         nonce = f"tr{t.id}r{t.current_round}"
         await self._say(t.channel_id, clip(self._round_text(advanced)), nonce=nonce)
         if t.current_round == 1:
@@ -563,9 +565,14 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                 )
                 thread_id = thread.id
             except discord.HTTPException as exc:
-                if exc.code != 160004:  # a thread already exists for this message: its id
-                    raise
-                thread_id = message.id
+                if exc.code == 160004:  # a thread already exists for this message: its id
+                    thread_id = message.id
+                else:
+                    # No thread (permissions taken away): the match cannot start and is
+                    # forfeited when its round's time is up. Retrying would post the
+                    # announcement again once Discord forgets its nonce.
+                    log.warning("tournament %s: no thread for match %s: %s", t.id, pairing.id, exc)
+                    thread_id = None
             outcome = await self.events.start_match(t, pairing, names, thread_id)
             if outcome is not None:
                 # The games' own path posts the first board the new game owes its thread.

@@ -252,3 +252,22 @@ async def test_standings_pictures_are_pngs(events: Tournaments, table: GameTable
             width, height = image.size
         # A bracket of 8 over three rounds is wider than the 760 px standings table.
         assert (width > 760) == (event is cup) and height > 100
+
+
+async def test_the_start_time_starts_or_cancels_the_event(
+    events: Tournaments, clock: FakeClock
+) -> None:
+    full = await create(events, starts="10", name="Timed")
+    lonely = await create(events, "arena", starts="10", name="Lonely")
+    assert full.starts_at == clock.now + 600
+    for player in PLAYERS[:3]:
+        await events.join(full, player)
+    await events.join(lonely, 1)
+    clock.advance(599)
+    assert await events.sweep(None) == []
+    clock.advance(1)
+    moved = {a.tournament.name: a for a in await events.sweep(None)}
+    assert moved["Timed"].tournament.state == "running"
+    assert sorted(p.is_bye for p in moved["Timed"].paired) == [False, True]  # 3 players
+    assert moved["Lonely"].tournament.state == "cancelled" and moved["Lonely"].finished
+    assert await events.sweep(None) == []

@@ -11,6 +11,7 @@ import random
 import pytest
 from PIL import Image
 
+from app.league import ClaimTooEarly, League
 from app.table import GameTable
 from app.tournaments import (
     AlreadyJoined,
@@ -271,3 +272,28 @@ async def test_the_start_time_starts_or_cancels_the_event(
     assert sorted(p.is_bye for p in moved["Timed"].paired) == [False, True]  # 3 players
     assert moved["Lonely"].tournament.state == "cancelled" and moved["Lonely"].finished
     assert await events.sweep(None) == []
+
+
+async def test_a_player_who_does_not_act_loses_by_a_claim_after_the_events_time(
+    events: Tournaments, table: GameTable, db: Storage, clock: FakeClock
+) -> None:
+    tournament = await create(events, "knockout", minutes=30)
+    for player in PLAYERS[:2]:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    (pairing,) = started.paired
+    outcome = await events.start_match(started.tournament, pairing, ("a", "b"), 600_001)
+    assert outcome is not None
+    league = League(db, table, clock)
+    state = table.state_of(outcome.game)
+    waiting = outcome.game.player_o if state.mover == 0 else outcome.game.player_x
+    clock.advance(29 * 60)
+    with pytest.raises(ClaimTooEarly):  # the server's claim time is three days; the event's 30 min
+        await league.claim(GUILD, 600_001, waiting)
+    clock.advance(60)
+    claimed = await league.claim(GUILD, 600_001, waiting)
+    assert claimed.outcome.finished is not None
+    done = await db.get_pairing(pairing.id)
+    assert done is not None and (done.state, done.winner_id) == ("finished", waiting)
+    advanced = await events.sweep(None)
+    assert len(advanced) == 1 and advanced[0].finished

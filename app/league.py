@@ -362,7 +362,8 @@ class League:
 
     async def claim(self, guild_id: int, channel_id: int, user_id: int) -> Claim:
         """End the channel's game on time for ``user_id``: a player waiting for an opponent who
-        has not acted for the server's claim time."""
+        has not acted for the server's claim time (in a tournament match, the event's
+        ``minutes`` if shorter)."""
         game = await self.db.get_active_game(channel_id)
         if game is None:
             raise NoGameToClaim()
@@ -372,10 +373,15 @@ class League:
         state = self.table.state_of(game)
         if state.mover == seat:
             raise ClaimOnOwnTurn()
-        settings = await self.db.get_guild_settings(guild_id)
+        needed = (await self.db.get_guild_settings(guild_id)).claim_after_seconds
+        match = await self.db.tournament_of_game(game.id)
+        event = None if match is None else await self.db.get_tournament(match.tournament_id)
+        if event is not None:
+            # A tournament match: the event's time limit, when it is the shorter.
+            needed = min(needed, event.minutes * 60)
         idle = game.idle_seconds(self.clock())
-        if settings.claim_after_seconds - idle > 0:
-            raise ClaimTooEarly(state.players[state.mover], idle, settings.claim_after_seconds)
+        if needed - idle > 0:
+            raise ClaimTooEarly(state.players[state.mover], idle, needed)
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
             if fresh is None or fresh.status != "active" or fresh.version != game.version:

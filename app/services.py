@@ -23,8 +23,10 @@ from app.league import League, Reminders
 from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
 from app.reports import Reports
+from app.seasons import Seasons
 from app.settings import Preferences, ServerSettings
 from app.table import GameTable
+from app.tournaments import Tournaments
 from render.pool import RenderPool
 
 # Storage is re-exported: front ends type the database they are handed without importing it.
@@ -60,6 +62,8 @@ class Services:
     server_settings: ServerSettings
     preferences: Preferences
     reports: Reports
+    tournaments: Tournaments
+    seasons: Seasons
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -149,4 +153,6 @@ def build_services(
         server_settings=ServerSettings(db),
         preferences=Preferences(db, time.time),
         reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
+        tournaments=Tournaments(db, table, clock),
+        seasons=Seasons(db, clock),
     )

@@ -123,6 +123,8 @@ class GameTable:
         #: it); without one (some tests) boards are drawn on a thread of this process.
         self.renderer = renderer
         self._locks: dict[int, asyncio.Lock] = {}
+        #: Called with each game as it finishes (e.g. to feed a tournament's next round).
+        self.finish_listeners: list[Callable[[Game], None]] = []
         self._legal: OrderedDict[tuple[int, int], list[str]] = OrderedDict()
 
     def lock(self, channel_id: int) -> asyncio.Lock:
@@ -228,6 +230,45 @@ class GameTable:
             return await self._finish(game, state, outcome, [], owe_board=True)
         return outcome
 
+    async def start_match(
+        self,
+        *,
+        guild_id: int,
+        thread_id: int,
+        parent_channel_id: int | None,
+        variant: str,
+        match_length: int,
+        players: tuple[int, int],
+        names: tuple[str, str],
+        rated: bool,
+        pairing_id: int,
+    ) -> Outcome:
+        """Create the game of a tournament match (``players[0]`` in the first seat) in the
+        thread opened for it; the match is marked started in the same transaction. The
+        channel is owed its first board."""
+        events: list[str] = []
+        state = GameState.new(variant, distinct_names(names), self.rng, match_length=match_length)
+        state = self._progress(state, events)
+        game = await self.db.create_game(
+            guild_id,
+            thread_id,
+            variant,
+            players[0],
+            players[1],
+            state.to_json(),
+            now=self.clock(),
+            match_length=match_length,
+            moves=[NewMove(None, "start", "\n".join(state.record))],
+            rated=rated,
+            owe_board=True,
+            parent_channel_id=parent_channel_id,
+            pairing_id=pairing_id,
+        )
+        outcome = Outcome(game, state, events)
+        if state.phase == MATCH_OVER:
+            return await self._finish(game, state, outcome, [], owe_board=True)
+        return outcome
+
     async def act(
         self,
         game: Game,
@@ -287,6 +328,8 @@ class GameTable:
         )
         outcome.game = finished.game
         outcome.finished = finished
+        for listener in self.finish_listeners:
+            listener(finished.game)
         return outcome
 
     async def render(

@@ -29,13 +29,14 @@ from app.league import (
     Shards,
 )
 from app.records import duration, game_outcome_for, rating_text, variant_name
+from app.seasons import SeasonPage
 from app.services import Services
 from app.settings import GuildSettings
 from discord_ui.boundary import tell_user
 from discord_ui.common import game_choices, guarded, mention
 from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
 from discord_ui.looks import ServerTheme, known_theme, theme_label
-from discord_ui.options import ChallengeMinutes, GameNumber, Hours, Variant
+from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
 from discord_ui.report_messages import record_message
 from engine import VARIANTS
 from render.game_scene import plural
@@ -94,6 +95,30 @@ def leaderboard_message(
         LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
     )
     return embed, view
+
+
+def season_embed(shown: SeasonPage) -> discord.Embed:
+    """A season's leaderboard: results within its dates, the continuous rating beside them."""
+    what = "all variants" if shown.board == OVERALL else variant_name(shown.board)
+    embed = discord.Embed(
+        title=f"Season {shown.season.label}: {what}", colour=discord.Colour.dark_gold()
+    )
+    if not shown.rows:
+        embed.description = "No rated games in this season."
+        return embed
+    lines = []
+    for row in shown.rows:
+        record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
+        lines.append(
+            f"**{row.rank}.** {mention(row.user_id)} · **{row.score:g}** ({record}) · "
+            f"rating {row.rating:.0f} ({row.change:+.0f})"
+        )
+    embed.description = "\n".join(lines)
+    embed.set_footer(
+        text=f"{shown.total} players · score: a win 1, a draw 1/2 · ranked by score, then by "
+        "rating gained in the season (ratings carry over between seasons)"
+    )
+    return embed
 
 
 def notice_text(notice: Notice) -> str:
@@ -172,6 +197,7 @@ class League(commands.Cog):
         self.bot = bot
         self.table = services.table
         self.league = services.league
+        self.seasons = services.seasons
         self.reminders = services.reminders
         self.server_settings = services.server_settings
 
@@ -207,20 +233,39 @@ class League(commands.Cog):
         return self.league.leaderboard
 
     @app_commands.command(name="leaderboard", description="Top players of this server")
-    @app_commands.describe(variant="Which variant (default: the overall rating)")
+    @app_commands.describe(
+        variant="Which variant (default: the overall rating)",
+        season="Results within a season: current, previous, or a month YYYY-MM",
+    )
     @app_commands.guild_only()
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
         variant: Variant | None = None,
+        season: app_commands.Range[str, 0, 40] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         board = OVERALL if variant is None else variant.value
+        if season is not None:
+            shown = await self.seasons.page(interaction.guild_id, board, season)
+            await interaction.response.send_message(
+                embed=season_embed(shown), allowed_mentions=discord.AllowedMentions.none()
+            )
+            return
         embed, view = leaderboard_message(await self.boards.page(interaction.guild_id, board, 0))
         if view is None:
             await interaction.response.send_message(embed=embed)
         else:
             await interaction.response.send_message(embed=embed, view=view)
+
+    @leaderboard.autocomplete("season")
+    async def _season_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        offered = await self.seasons.offered(interaction.guild_id, current)
+        return [app_commands.Choice(name=label, value=value) for label, value in offered]
 
     async def turn_page(
         self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
@@ -396,6 +441,19 @@ class League(commands.Cog):
             else "in the channel of the challenge",
             inline=False,
         )
+        embed.add_field(
+            name="Tournament organisers",
+            value="Manage Server"
+            + (f" and <@&{settings.organiser_role_id}>" if settings.organiser_role_id else ""),
+            inline=True,
+        )
+        embed.add_field(
+            name="Leaderboard seasons",
+            value="a calendar month"
+            if settings.season_months == 1
+            else f"{settings.season_months} calendar months",
+            inline=True,
+        )
         embed.set_footer(
             text="The theme is the look of every board the bot posts in this server; each "
             "player may pick their own for /board with /preferences."
@@ -411,6 +469,9 @@ class League(commands.Cog):
         challenge_minutes="Challenges expire after this many minutes",
         theme="The look of every board the bot posts in this server",
         threads="Open a thread for each game (where the bot may create threads)",
+        organiser_role="Members with this role may run tournaments (besides Manage Server)",
+        no_organiser_role="Forget the organiser role (only Manage Server runs tournaments)",
+        season_months="How many calendar months a leaderboard season lasts (1-12)",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -422,6 +483,9 @@ class League(commands.Cog):
         challenge_minutes: ChallengeMinutes | None = None,
         theme: ServerTheme | None = None,
         threads: bool | None = None,
+        organiser_role: discord.Role | None = None,
+        no_organiser_role: bool = False,
+        season_months: SeasonMonths | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         # default_permissions only hides the command by default; server admins can override
@@ -435,6 +499,9 @@ class League(commands.Cog):
             challenge_minutes=challenge_minutes,
             theme=theme,
             threads=threads,
+            organiser_role_id=None if organiser_role is None else organiser_role.id,
+            no_organiser_role=no_organiser_role,
+            season_months=season_months,
         )
         title = "Settings updated" if shown.changed else "Settings of this server"
         await interaction.response.send_message(

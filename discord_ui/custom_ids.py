@@ -34,6 +34,7 @@ BUILDER_TEMPLATE = (
 )
 STEP_TEMPLATE = rf"bg:ms:(?P<row>[0-9]):(?P<game>{_NUMBER}):(?P<version>{_NUMBER}):{_STEPS}"
 CHALLENGE_TEMPLATE = rf"bg:(?P<action>accept|decline):(?P<challenge>{_NUMBER})"
+SIGNUP_TEMPLATE = rf"tn:(?P<action>join|leave):(?P<tournament>{_NUMBER})"
 PAGE_TEMPLATE = rf"lb:(?P<guild>{_NUMBER}):(?P<board>[a-z][a-z-]{{0,39}}):(?P<page>{_NUMBER})"
 
 STALE_BUTTON = (
@@ -88,7 +89,17 @@ class BuilderClick:
     row: int = 0
 
 
-Click = GameClick | ChallengeClick | PageClick | ResultClick | ConfirmClick | BuilderClick
+@dataclass(frozen=True, slots=True)
+class SignupClick:
+    """Join or Leave under a tournament's sign-up message."""
+
+    action: str
+    tournament_id: int
+
+
+Click = (
+    GameClick | ChallengeClick | PageClick | ResultClick | ConfirmClick | BuilderClick | SignupClick
+)
 
 _GAME = re.compile(GAME_TEMPLATE)
 _RESULT = re.compile(RESULT_TEMPLATE)
@@ -97,6 +108,7 @@ _BUILDER = re.compile(BUILDER_TEMPLATE)
 _STEP = re.compile(STEP_TEMPLATE)
 _CHALLENGE = re.compile(CHALLENGE_TEMPLATE)
 _PAGE = re.compile(PAGE_TEMPLATE)
+_SIGNUP = re.compile(SIGNUP_TEMPLATE)
 
 
 def _number(text: str) -> int | None:
@@ -137,4 +149,7 @@ def decode_custom_id(custom_id: object) -> Click | None:
         if guild is None or page is None:
             return None
         return PageClick(guild, match["board"], page)
+    if match := _SIGNUP.fullmatch(custom_id):
+        tournament = _number(match["tournament"])
+        return None if tournament is None else SignupClick(match["action"], tournament)
     return None

@@ -33,11 +33,16 @@ from storage.models import (
     MatchResult,
     Move,
     NewMove,
+    NewPairing,
     PlayerPreferences,
     PlayerStats,
     RatingChange,
     RatingPoint,
+    SeasonRow,
     Shards,
+    Tournament,
+    TournamentEntrant,
+    TournamentPairing,
 )
 
 __all__ = [
@@ -57,14 +62,19 @@ __all__ = [
     "MatchResult",
     "Move",
     "NewMove",
+    "NewPairing",
     "PlayerPreferences",
     "PlayerStats",
     "RatingChange",
     "RatingPoint",
     "SchemaTooNewError",
+    "SeasonRow",
     "Shards",
     "Storage",
     "StorageError",
+    "Tournament",
+    "TournamentEntrant",
+    "TournamentPairing",
     "open_storage",
 ]
 

@@ -20,6 +20,7 @@ from storage.repos.game_upkeep import GameUpkeepRepository
 from storage.repos.games import GameRepository
 from storage.repos.ratings import RatingsRepository
 from storage.repos.settings import SettingsRepository
+from storage.repos.tournaments import TournamentRepository
 
 __all__ = ["Storage", "StorageCore", "Tx", "UniqueViolation"]
 
@@ -30,6 +31,7 @@ class Storage(
     GameRepository,
     GameUpkeepRepository,
     RatingsRepository,
+    TournamentRepository,
     StorageCore,
 ):
     """The storage contract: async access to the bot's database, whatever the backend."""

@@ -4,11 +4,11 @@
                               --to postgresql://bot:password@localhost/backgammon
 
 Everything is copied with its ids (games, moves, challenges, ratings, rating history, guild
-settings, player preferences) in ONE PostgreSQL transaction, so a failure leaves the target
-empty. The SQLite file is only read (it is first brought up to the current schema if an older
-bot wrote it, as the bot itself would). Afterwards the row count and an id/version checksum of
-every table are compared on both sides. Stop the bot while migrating, then start it with
-DATABASE_URL set.
+settings, player preferences, tournaments with their entrants and pairings) in ONE PostgreSQL
+transaction, so a failure leaves the target empty. The SQLite file is only read (it is first
+brought up to the current schema if an older bot wrote it, as the bot itself would). Afterwards
+the row count and an id/version checksum of every table are compared on both sides. Stop the
+bot while migrating, then start it with DATABASE_URL set.
 
 Exit status: 0 copied and verified, 1 failed (nothing is left half-copied), 2 bad usage.
 """
@@ -39,6 +39,9 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("ratings", "user_id + games + wins + points_won"),
     ("rating_history", "id + game_id + user_id"),
     ("player_preferences", "user_id + own_side"),
+    ("tournaments", "id + current_round"),
+    ("tournament_entrants", "tournament_id + user_id + joined_order"),
+    ("tournament_pairings", "id + round + table_no + posted"),
 )
 BATCH = 5000
 

@@ -177,7 +177,7 @@ class PostgresDatabase(Storage):
 async def sync_sequences(fetch: Callable[[str], Awaitable[object]]) -> None:
     """Move each identity sequence past the largest id (after rows were copied with their ids);
     ``fetch`` runs one statement (a Tx's ``fetchall`` or a connection's ``fetch``)."""
-    for table in ("games", "challenges", "rating_history"):
+    for table in ("games", "challenges", "rating_history", "tournaments", "tournament_pairings"):
         await fetch(
             f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
             f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"

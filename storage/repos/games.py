@@ -29,6 +29,7 @@ from storage.core import Tx, UniqueViolation
 from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
 from storage.models import FinishedGame, Game, MatchResult, Move, NewMove
 from storage.repos.ratings import RatingsRepository
+from storage.repos.tournaments import record_match_aborted, record_match_result
 from storage.rows import GAME_COLUMNS, game_from_row
 
 _MOVE_INSERT = (
@@ -76,6 +77,7 @@ class GameRepository(RatingsRepository):
         hints: bool = False,
         owe_board: bool = False,
         parent_channel_id: int | None = None,
+        pairing_id: int | None = None,
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
 
@@ -87,6 +89,8 @@ class GameRepository(RatingsRepository):
         channel, where the challenge was. With ``challenge_id``, that open challenge of the
         same channel (the parent's, for a thread) is marked accepted in the same transaction
         (:class:`ConflictError` if it is not open or has expired).
+        ``pairing_id``: the game is that tournament match's, which is marked started with it
+        (:class:`ConflictError` if that match has a game already or is over).
         Raises :class:`ChannelBusyError` if the channel already has an active game.
         """
         check_id("guild_id", guild_id)
@@ -102,6 +106,7 @@ class GameRepository(RatingsRepository):
         check_optional_id("challenge_id", challenge_id)
         check_optional_id("board_message_id", board_message_id)
         check_optional_id("parent_channel_id", parent_channel_id)
+        check_optional_id("pairing_id", pairing_id)
         check_moves(moves)
         if ai_level is not None:
             check_text("ai_level", ai_level)
@@ -147,6 +152,14 @@ class GameRepository(RatingsRepository):
                 )
                 if changed != 1:
                     raise ConflictError(f"challenge {challenge_id} is no longer open")
+            if pairing_id is not None:
+                changed = await tx.execute(
+                    "UPDATE tournament_pairings SET game_id = ?, thread_id = ?, "
+                    "state = 'playing' WHERE id = ? AND state = 'pending' AND game_id IS NULL",
+                    (game_id, channel_id if parent_channel_id is not None else None, pairing_id),
+                )
+                if changed != 1:
+                    raise ConflictError(f"tournament match {pairing_id} has started already")
             await insert_moves(tx, game_id, moves, now)
         return Game(
             game_id,
@@ -319,6 +332,9 @@ class GameRepository(RatingsRepository):
             )
             await insert_moves(tx, game_id, moves, now)
             changes = await self._rate_finished_game(tx, game, result, (score_x, score_o), now, tau)
+            await record_match_result(
+                tx, game_id, game.player_x, result.winner_id, score_x, score_o, now
+            )
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return FinishedGame(game_from_row(rows[0]), changes)
 
@@ -356,6 +372,7 @@ class GameRepository(RatingsRepository):
             changed = await tx.execute(sql, params)
             if changed != 1:
                 raise ConflictError(f"game {game_id} is not active (at that version)")
+            await record_match_aborted(tx, game_id, now)
             await insert_moves(tx, game_id, moves, now)
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return game_from_row(rows[0])

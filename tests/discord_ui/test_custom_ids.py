@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import cogs.games.buttons
 import cogs.league
+import cogs.tournaments
 from cogs.games.buttons import (
     BuilderButton,
     BuilderSelect,
@@ -22,6 +23,7 @@ from cogs.games.buttons import (
     ResultButton,
 )
 from cogs.league import LeaderboardButton
+from cogs.tournaments import SignupButton
 from discord_ui.custom_ids import (
     MAX_ID,
     MAX_LENGTH,
@@ -32,6 +34,7 @@ from discord_ui.custom_ids import (
     GameClick,
     PageClick,
     ResultClick,
+    SignupClick,
     decode_custom_id,
 )
 
@@ -45,6 +48,7 @@ BUTTONS: tuple[type[Any], ...] = (
     ConfirmButton,
     BuilderButton,
     BuilderSelect,
+    SignupButton,
 )
 #: What engine.builder.encode_steps writes: two characters a step, at most four steps.
 steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
@@ -61,6 +65,7 @@ clicks: st.SearchStrategy[Click] = st.one_of(
     ),
     st.builds(BuilderClick, st.sampled_from(tuple(BuilderButton.LABELS)), ids, ids, steps),
     st.builds(BuilderClick, st.just("step"), ids, ids, steps, st.integers(0, 1)),
+    st.builds(SignupClick, st.sampled_from(("join", "leave")), ids),
 )
 
 
@@ -77,6 +82,8 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
         if click.action == "step":
             return BuilderSelect(click.row, click.game_id, click.version, click.steps)
         return BuilderButton(click.action, click.game_id, click.version, click.steps)
+    if isinstance(click, SignupClick):
+        return SignupButton(click.action, click.tournament_id)
     return LeaderboardButton(click.guild_id, click.board, click.page)
 
 
@@ -101,7 +108,8 @@ def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
     found = {
         cls
         for cls in discord.ui.DynamicItem.__subclasses__()
-        if cls.__module__ in (cogs.games.buttons.__name__, cogs.league.__name__)
+        if cls.__module__
+        in (cogs.games.buttons.__name__, cogs.league.__name__, cogs.tournaments.__name__)
     }
     assert found == set(BUTTONS)
 
@@ -160,7 +168,7 @@ def test_garbled_ids_decode_to_a_click_or_none_and_never_raise(custom_id: str) -
         # Only a well-formed id of ours decodes, to numbers storage can hold.
         numbers = [v for v in vars_of(click) if isinstance(v, int)]
         assert all(0 <= n <= MAX_ID for n in numbers)
-        assert re.fullmatch(r"(bg|lb):[A-Za-z:0-9-]+", custom_id, re.ASCII)
+        assert re.fullmatch(r"(bg|lb|tn):[A-Za-z:0-9-]+", custom_id, re.ASCII)
     routed = _route(custom_id)
     if routed is not None:
         # A routed id that does not decode becomes a button answering "no longer works".

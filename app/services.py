@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai.pool import AIPool
+from app.analysis import Analyst
 from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
@@ -60,6 +61,7 @@ class Services:
     server_settings: ServerSettings
     preferences: Preferences
     reports: Reports
+    analyst: Analyst
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -149,4 +151,5 @@ def build_services(
         server_settings=ServerSettings(db),
         preferences=Preferences(db, time.time),
         reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
+        analyst=Analyst(db, table, ai_pool),
     )

@@ -36,6 +36,11 @@ STEP_TEMPLATE = rf"bg:ms:(?P<row>[0-9]):(?P<game>{_NUMBER}):(?P<version>{_NUMBER
 CHALLENGE_TEMPLATE = rf"bg:(?P<action>accept|decline):(?P<challenge>{_NUMBER})"
 PAGE_TEMPLATE = rf"lb:(?P<guild>{_NUMBER}):(?P<board>[a-z][a-z-]{{0,39}}):(?P<page>{_NUMBER})"
 
+#: Previous/Next through a review's worst mistakes: whose (0, 1 a seat, 2 both) and the page.
+REVIEW_PAGE_TEMPLATE = rf"rv:(?P<game>{_NUMBER}):(?P<who>[0-2]):(?P<page>[0-2])"
+#: A puzzle's Answer button and its modal: the benchmark puzzle's key "<variant>:<hash>".
+PUZZLE_TEMPLATE = r"pz:(?P<action>ans|sub):(?P<variant>[a-z][a-z-]{0,19}):(?P<key>[0-9a-f]{12})"
+
 STALE_BUTTON = (
     "This button does not work any more (its message is too old, or the bot has changed "
     "since). Use the command again."
@@ -88,7 +93,31 @@ class BuilderClick:
     row: int = 0
 
 
-Click = GameClick | ChallengeClick | PageClick | ResultClick | ConfirmClick | BuilderClick
+@dataclass(frozen=True, slots=True)
+class ReviewPageClick:
+    game_id: int
+    who: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleClick:
+    """``ans``: the Answer button; ``sub``: its modal submitted."""
+
+    action: str
+    puzzle: str
+
+
+Click = (
+    GameClick
+    | ChallengeClick
+    | PageClick
+    | ResultClick
+    | ConfirmClick
+    | BuilderClick
+    | ReviewPageClick
+    | PuzzleClick
+)
 
 _GAME = re.compile(GAME_TEMPLATE)
 _RESULT = re.compile(RESULT_TEMPLATE)
@@ -97,6 +126,8 @@ _BUILDER = re.compile(BUILDER_TEMPLATE)
 _STEP = re.compile(STEP_TEMPLATE)
 _CHALLENGE = re.compile(CHALLENGE_TEMPLATE)
 _PAGE = re.compile(PAGE_TEMPLATE)
+_REVIEW_PAGE = re.compile(REVIEW_PAGE_TEMPLATE)
+_PUZZLE = re.compile(PUZZLE_TEMPLATE)
 
 
 def _number(text: str) -> int | None:
@@ -137,4 +168,11 @@ def decode_custom_id(custom_id: object) -> Click | None:
         if guild is None or page is None:
             return None
         return PageClick(guild, match["board"], page)
+    if match := _REVIEW_PAGE.fullmatch(custom_id):
+        game = _number(match["game"])
+        if game is None:
+            return None
+        return ReviewPageClick(game, int(match["who"]), int(match["page"]))
+    if match := _PUZZLE.fullmatch(custom_id):
+        return PuzzleClick(match["action"], f"{match['variant']}:{match['key']}")
     return None

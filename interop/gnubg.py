@@ -74,6 +74,8 @@ def position_from_id(text: str) -> Position:
     theirs, mine = counts
     if sum(mine) > 15 or sum(theirs) > 15:
         raise ValueError("a player has more than 15 checkers")
+    if not sum(mine) or not sum(theirs):
+        raise ValueError("a player has borne off every checker: the game is over")
     stacks: dict[int, str] = {}
     for p in range(1, 25):
         if mine[p - 1] and theirs[24 - p]:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import cogs.games.buttons
 import cogs.league
+import discord_ui.review_pages
 from cogs.games.buttons import (
     BuilderButton,
     BuilderSelect,
@@ -32,8 +33,10 @@ from discord_ui.custom_ids import (
     GameClick,
     PageClick,
     ResultClick,
+    ReviewPageClick,
     decode_custom_id,
 )
+from discord_ui.review_pages import ReviewPageButton
 
 GAME_ACTIONS = tuple(GameButton.LABELS)
 CHALLENGE_ACTIONS = ("accept", "decline")
@@ -45,6 +48,7 @@ BUTTONS: tuple[type[Any], ...] = (
     ConfirmButton,
     BuilderButton,
     BuilderSelect,
+    ReviewPageButton,
 )
 #: What engine.builder.encode_steps writes: two characters a step, at most four steps.
 steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
@@ -61,6 +65,7 @@ clicks: st.SearchStrategy[Click] = st.one_of(
     ),
     st.builds(BuilderClick, st.sampled_from(tuple(BuilderButton.LABELS)), ids, ids, steps),
     st.builds(BuilderClick, st.just("step"), ids, ids, steps, st.integers(0, 1)),
+    st.builds(ReviewPageClick, ids, st.integers(0, 2), st.integers(0, 2)),
 )
 
 
@@ -77,6 +82,9 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
         if click.action == "step":
             return BuilderSelect(click.row, click.game_id, click.version, click.steps)
         return BuilderButton(click.action, click.game_id, click.version, click.steps)
+    if isinstance(click, ReviewPageClick):
+        return ReviewPageButton(click.game_id, click.who, click.page)
+    assert isinstance(click, PageClick)
     return LeaderboardButton(click.guild_id, click.board, click.page)
 
 
@@ -101,7 +109,8 @@ def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
     found = {
         cls
         for cls in discord.ui.DynamicItem.__subclasses__()
-        if cls.__module__ in (cogs.games.buttons.__name__, cogs.league.__name__)
+        if cls.__module__
+        in (cogs.games.buttons.__name__, cogs.league.__name__, discord_ui.review_pages.__name__)
     }
     assert found == set(BUTTONS)
 
@@ -160,7 +169,7 @@ def test_garbled_ids_decode_to_a_click_or_none_and_never_raise(custom_id: str) -
         # Only a well-formed id of ours decodes, to numbers storage can hold.
         numbers = [v for v in vars_of(click) if isinstance(v, int)]
         assert all(0 <= n <= MAX_ID for n in numbers)
-        assert re.fullmatch(r"(bg|lb):[A-Za-z:0-9-]+", custom_id, re.ASCII)
+        assert re.fullmatch(r"(bg|lb|rv|pz):[A-Za-z:0-9-]+", custom_id, re.ASCII)
     routed = _route(custom_id)
     if routed is not None:
         # A routed id that does not decode becomes a button answering "no longer works".

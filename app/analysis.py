@@ -36,8 +36,11 @@ log = logging.getLogger(__name__)
 #: 15 minutes for a deferred answer, players a few seconds.
 ANALYZE_SECONDS = 4.0
 DEEP_HINT_SECONDS = 4.0
-#: Candidate plays rolled out (the rest are listed by their first look only).
-ANALYZE_CANDIDATES = 5
+#: Candidate plays rolled out (the best by the first look; the rest are not listed).
+ANALYZE_CANDIDATES = 4
+#: Backgammon's rollouts (bgsage, in batches of 36 trials) are truncated after this many turns
+#: and finished by its network: whole games take several seconds a batch on a loaded machine.
+BGSAGE_TRUNCATE = 5
 #: Per user: analyses and deep hints together (each takes a worker for seconds).
 DEFAULT_ANALYSIS_RATE = Rate(3, 60)
 #: Page "who" of the mistakes of both players (0 and 1 are the seats).
@@ -232,6 +235,7 @@ class Analyst:
                 job.position,
                 job.dice,
                 candidates=ANALYZE_CANDIDATES,
+                truncate=_truncate(job.rules),
                 time_limit=ANALYZE_SECONDS,
                 wait=2.0,
             )
@@ -261,11 +265,18 @@ class Analyst:
                 pos,
                 dice,
                 candidates=ANALYZE_CANDIDATES,
+                truncate=_truncate(state.rules),
                 time_limit=DEEP_HINT_SECONDS,
                 wait=2.0,
             )
         except AIPoolBusy:
             raise Busy() from None
+
+
+def _truncate(rules: Variant) -> int:
+    """Turns per trial (0: to the end of the game); classic rolls out on bgsage
+    (``ai.rollout``: the variants with a cube)."""
+    return BGSAGE_TRUNCATE if rules.has_cube else 0
 
 
 # --- reading the inputs -----------------------------------------------------------------------
@@ -323,9 +334,14 @@ def rollout_lines(rolled: Rollout, unit: str) -> list[str]:
 
 def rollout_settings(rolled: Rollout) -> str:
     players = "bgsage" if rolled.method == "bgsage" else "the 0-ply evaluation"
+    length = (
+        f"{rolled.truncate} turns each, then the evaluation"
+        if rolled.truncate
+        else "each to the end of the game"
+    )
     return (
-        f"{rolled.trials} trials per play played by {players}, the same dice for every play, "
-        f"{rolled.seconds:.1f} s; ± is one standard error"
+        f"{rolled.trials} trials per play played by {players} ({length}), the same dice for "
+        f"every play, {rolled.seconds:.1f} s; ± is one standard error"
     )
 
 

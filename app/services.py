@@ -23,6 +23,7 @@ from app.config import Config, Shards
 from app.league import League, Reminders
 from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
+from app.puzzles import Puzzles
 from app.reports import Reports
 from app.settings import Preferences, ServerSettings
 from app.table import GameTable
@@ -62,6 +63,7 @@ class Services:
     preferences: Preferences
     reports: Reports
     analyst: Analyst
+    puzzles: Puzzles
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -152,4 +154,5 @@ def build_services(
         preferences=Preferences(db, time.time),
         reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
         analyst=Analyst(db, table, ai_pool),
+        puzzles=Puzzles(db),
     )

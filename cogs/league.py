@@ -28,9 +28,10 @@ from app.league import (
     PlayerStats,
     Shards,
 )
+from app.puzzles import record_line
 from app.records import duration, game_outcome_for, rating_changes, rating_text, variant_name
 from app.services import Services
-from app.settings import GuildSettings
+from app.settings import GuildSettings, NotAServerManager
 from discord_ui.boards import Boards
 from discord_ui.boundary import tell_user
 from discord_ui.common import game_choices, guarded, mention, send_committed
@@ -175,6 +176,7 @@ class League(commands.Cog):
         self.league = services.league
         self.reminders = services.reminders
         self.server_settings = services.server_settings
+        self.puzzles = services.puzzles
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)
@@ -266,8 +268,9 @@ class League(commands.Cog):
         target = self._target(interaction, user)
         found = await self.league.statistics(interaction.guild_id, target.id)
         rows, computer = found.rows, found.computer
+        puzzles = await self.puzzles.record(target.id)
         name = self._name(target)
-        if not rows and not computer:
+        if not rows and not computer and not puzzles.answered:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
             await interaction.response.send_message(
                 f"{who} not finished a rated game on this server yet. "
@@ -288,6 +291,8 @@ class League(commands.Cog):
                 ),
                 inline=False,
             )
+        if puzzles.answered:
+            embed.add_field(name="Puzzles", value=record_line(puzzles), inline=False)
         embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
         if not rows:
             await interaction.response.send_message(embed=embed)
@@ -454,6 +459,8 @@ class League(commands.Cog):
         challenge_minutes="Challenges expire after this many minutes",
         theme="The look of every board the bot posts in this server",
         threads="Open a thread for each game (where the bot may create threads)",
+        daily_puzzle="Post a puzzle every day (in puzzle_channel, else this channel)",
+        puzzle_channel="Where the daily puzzle is posted (turns it on)",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -465,8 +472,21 @@ class League(commands.Cog):
         challenge_minutes: ChallengeMinutes | None = None,
         theme: ServerTheme | None = None,
         threads: bool | None = None,
+        daily_puzzle: bool | None = None,
+        puzzle_channel: discord.TextChannel | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if not interaction.permissions.manage_guild and (
+            daily_puzzle is not None or puzzle_channel is not None
+        ):
+            raise NotAServerManager()
+        changed = False
+        if daily_puzzle is not None or puzzle_channel is not None:
+            where = puzzle_channel.id if puzzle_channel is not None else interaction.channel_id
+            await self.puzzles.set_daily(
+                interaction.guild_id, None if daily_puzzle is False else where
+            )
+            changed = True
         # default_permissions only hides the command by default; server admins can override
         # that in the integration settings, so the permission is checked too.
         shown = await self.server_settings.show_or_change(
@@ -479,10 +499,15 @@ class League(commands.Cog):
             theme=theme,
             threads=threads,
         )
-        title = "Settings updated" if shown.changed else "Settings of this server"
-        await interaction.response.send_message(
-            embed=self._settings_embed(shown.settings, title), ephemeral=True
+        title = "Settings updated" if shown.changed or changed else "Settings of this server"
+        embed = self._settings_embed(shown.settings, title)
+        daily = await self.puzzles.daily_channel(interaction.guild_id)
+        embed.add_field(
+            name="Daily puzzle",
+            value="off" if daily is None else f"posted every day (UTC) in <#{daily}>",
+            inline=False,
         )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
     # --- reminders ----------------------------------------------------------------------------
 

@@ -78,7 +78,10 @@ class PuzzleButton(
 
 class AnswerModal(discord.ui.Modal):
     play: discord.ui.TextInput[AnswerModal] = discord.ui.TextInput(
-        label="Your play (as for /move)", placeholder="e.g. 24/18 13/10", max_length=80
+        label="Your play (as for /move)",
+        placeholder="e.g. 24/18 13/10",
+        max_length=80,
+        custom_id="play",
     )
 
     def __init__(self, cog: PuzzleCog, puzzle: str) -> None:

@@ -19,8 +19,8 @@ CHART_FILE = "chances-{id}.png"
 #: How a review explains its figures, after the unit's own note.
 RATING_NOTE = (
     " The performance rating puts every variant on one scale: 500 × the equity lost per "
-    "decision in typical game values (0 is perfect; below 5 is world class, above 20 a "
-    "beginner). A mistake is doubtful from 0.04 game values lost, bad from 0.08, very bad "
+    "decision in typical game values (0 is perfect; about 5 is world class in backgammon). "
+    "A mistake is doubtful from 0.04 game values lost, bad from 0.08, very bad "
     "from 0.16."
 )
 

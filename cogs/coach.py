@@ -20,7 +20,7 @@ from app.services import Services
 from discord_ui.common import game_choices
 from discord_ui.options import GameNumber
 from discord_ui.report_messages import replay_message, review_message, unit_note
-from discord_ui.review_pages import ReviewPageButton, mistake_browser
+from discord_ui.review_pages import ReviewPageButton, mistake_browser, send_mistakes
 
 __all__ = ["Coach", "hint_lines", "review_text", "setup", "unit_note"]
 
@@ -154,19 +154,7 @@ class Coach(commands.Cog):
         await interaction.followup.send(
             embed=embed, file=file, allowed_mentions=discord.AllowedMentions.none()
         )
-        await self.send_mistakes(interaction, done.game.id)
-
-    async def send_mistakes(self, interaction: discord.Interaction[Any], game_id: int) -> None:
-        """The reader's worst mistakes (theirs if they played, else the game's), one page at
-        a time with Previous/Next, on an ephemeral message."""
-        found = await self.analyst.games.on_server(interaction.guild_id, game_id)
-        who = self.analyst.reader_of(found, interaction.user.id)
-        page = await self.analyst.mistake_page(interaction.guild_id, game_id, who, 0)
-        text, view = mistake_browser(page)
-        if view is None:
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.followup.send(text, view=view, ephemeral=True)
+        await send_mistakes(interaction, self.analyst, done.game.id)
 
     async def turn_mistake_page(
         self, interaction: discord.Interaction[Any], game_id: int, who: int, page: int

@@ -9,7 +9,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from app.analysis import MistakePage, mistake_page_text
+from app.analysis import Analyst, MistakePage, mistake_page_text
 from discord_ui.boundary import tell_user
 from discord_ui.common import guarded
 from discord_ui.custom_ids import (
@@ -94,3 +94,18 @@ def mistake_browser(page: MistakePage) -> tuple[str, discord.ui.View | None]:
         ReviewPageButton(game, who, min(at + 1, total - 1), NEXT, disabled=at == total - 1)
     )
     return text, view
+
+
+async def send_mistakes(
+    interaction: discord.Interaction[Any], analyst: Analyst, game_id: int
+) -> None:
+    """After a review: the asker's worst mistakes (theirs if they played, else the game's), one
+    page at a time with Previous/Next, on an ephemeral follow-up."""
+    found = await analyst.games.on_server(interaction.guild_id, game_id)
+    who = analyst.reader_of(found, interaction.user.id)
+    page = await analyst.mistake_page(interaction.guild_id, game_id, who, 0)
+    text, view = mistake_browser(page)
+    if view is None:
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.followup.send(text, view=view, ephemeral=True)

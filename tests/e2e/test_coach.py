@@ -192,6 +192,21 @@ async def test_review_after_a_game_against_the_computer(
     assert f"Mistake 1 of {len(mine)}" in back
     assert buttons()["◀ Previous"].get("disabled")
 
+    # The result card's Review button: the review and the same pages, privately.
+    review_id = f"bg:res:review:{game.id}"
+    thread = fake.channel(game.channel_id)
+    assert thread is not None
+    card = next(
+        m
+        for where in (channel, thread)
+        for m in fake.messages_in(where)
+        if review_id in m.custom_ids()
+    )
+    click = await fake.click(human, card, review_id)
+    private, pages = await click.wait_followups(2, timeout=300)
+    assert private.ephemeral and f"Review of game #{game.id}" in private.embeds[0]["title"]
+    assert pages.ephemeral and f"Mistake 1 of {len(mine)}" in pages.content
+
     # An active game is not reviewed.
     again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
     await again.wait_initial(TIMEOUT)

@@ -248,21 +248,28 @@ class Analyst:
 
     # --- deep hints ------------------------------------------------------------------------------
 
-    async def deep_hint(self, job: HintJob, user_id: int) -> Rollout | None:
-        """The plays of the hint's roll ranked by rollouts (None where there is no checker
-        play to rank: a cube decision, or a single legal play)."""
+    def deep_hint_applies(self, job: HintJob, user_id: int) -> bool:
+        """Whether the hint's turn has a checker play to rank by rollouts (not a cube decision
+        nor a single legal play); if so it counts against the user's limit (checked before
+        any work starts, raising RateLimited)."""
         state = job.state
         dice = state.current_dice()
         if dice is None:
-            return None
-        pos = state.position_for(job.seat)
-        if len(legal_plays(pos, dice, state.rules)) < 2:
-            return None
+            return False
+        if len(legal_plays(state.position_for(job.seat), dice, state.rules)) < 2:
+            return False
         self.limit.take(user_id)
+        return True
+
+    async def deep_hint(self, job: HintJob) -> Rollout:
+        """The plays of the hint's roll ranked by rollouts (see :meth:`deep_hint_applies`)."""
+        state = job.state
+        dice = state.current_dice()
+        assert dice is not None
         try:
             return await self.pool.rollout(
                 state.rules,
-                pos,
+                state.position_for(job.seat),
                 dice,
                 candidates=ANALYZE_CANDIDATES,
                 truncate=_truncate(state.rules),

@@ -86,13 +86,13 @@ class Coach(commands.Cog):
     async def hint(self, interaction: discord.Interaction[Any], depth: str = "quick") -> None:
         assert interaction.channel_id is not None
         job = await self.reports.hint_job(interaction.channel_id, interaction.user.id)
+        deep = depth == "deep" and self.analyst.deep_hint_applies(job, interaction.user.id)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        if depth == "deep":
-            rolled = await self.analyst.deep_hint(job, interaction.user.id)
-            if rolled is not None:
-                text = deep_hint_text(rolled, job.state.rules.score_unit)
-                await interaction.followup.send(text[:1990], ephemeral=True)
-                return
+        if deep:
+            rolled = await self.analyst.deep_hint(job)
+            text = deep_hint_text(rolled, job.state.rules.score_unit)
+            await interaction.followup.send(text[:1990], ephemeral=True)
+            return
         text = await self.reports.hint(job)
         await interaction.followup.send(text[:1990], ephemeral=True)
 

@@ -163,3 +163,29 @@ async def test_an_analysis_ranks_the_plays_by_rollouts_in_a_worker(
     text = analysis_text(done)
     assert "Equity for the player to move, in pips" in text and "1. `" in text and "±" in text
     assert f"{done.rollout.trials} trials per play" in text
+
+
+async def test_deep_hints_count_against_the_analysis_limit_before_any_work(
+    db: Storage, table: GameTable, analyst: Analyst
+) -> None:
+    from app.reports import HintJob
+
+    game = await played_game(db, 2, hints=True)
+    state = table.state_of(game)
+    while state.phase != "move" or len(state.legal_plays()) < 2:
+        state = (
+            state.roll(state.mover, random.Random(1))
+            if state.phase != "move"
+            else state.play(state.mover, state.legal_plays()[0].text, random.Random(1))
+        )
+    job = HintJob(game, state, state.mover)
+    assert analyst.deep_hint_applies(job, ALICE)
+    await analyst.analyze_job(GUILD, CHANNEL, ALICE, position=PIN_TEXT)
+    assert analyst.deep_hint_applies(job, ALICE)
+    with pytest.raises(RateLimited):
+        analyst.deep_hint_applies(job, ALICE)
+    # Backgammon's turn starts with the cube decision: no plays to roll out, nothing counted
+    # (even for a user over the limit).
+    cube = state.play(state.mover, state.legal_plays()[0].text, random.Random(1))
+    assert cube.phase == "roll" and cube.current_dice() is None
+    assert not analyst.deep_hint_applies(HintJob(game, cube, cube.mover), ALICE)

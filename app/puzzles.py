@@ -32,12 +32,14 @@ from engine import (
     Dice,
     Position,
     Variant,
+    builder,
     get_variant,
     legal_plays,
     parse_play,
     parse_position,
 )
 from engine.errors import EngineError
+from engine.text import format_position
 from render.board import render_board
 from render.game_scene import chain_text, roll_text
 from render.scene import BoardScene
@@ -52,6 +54,7 @@ __all__ = [
     "PuzzleRecord",
     "Puzzles",
     "Shards",
+    "StaleBuilder",
     "UnknownPuzzle",
     "puzzle_picture",
     "puzzle_text",
@@ -84,6 +87,13 @@ class NoPuzzles(Refusal):
 class UnknownPuzzle(Refusal):
     def __init__(self) -> None:
         super().__init__("That puzzle is no longer in the benchmark: try `/puzzle` for a new one.")
+
+
+class StaleBuilder(Refusal):
+    def __init__(self) -> None:
+        super().__init__(
+            "This move builder does not fit its puzzle any more: press Build it again."
+        )
 
 
 class BadAnswer(Refusal):
@@ -191,6 +201,32 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class BuiltAnswer:
+    puzzle: Puzzle
+    made: builder.Progress
+
+    @property
+    def steps(self) -> str:
+        return builder.encode_steps(self.made.chosen)
+
+    def preview(self) -> str:
+        """The position text after the chosen steps (for the preview board)."""
+        return format_position(self.made.position, None)
+
+    def text(self) -> str:
+        made = self.made
+        so_far = made.text or "nothing yet"
+        if made.play is not None and not made.options:
+            doing = "Confirm to answer with it"
+        elif made.play is not None:
+            doing = "Confirm, or play on"
+        else:
+            left = ", ".join(str(d) for d in made.dice_left)
+            doing = f"choose your next step (dice left: {left})"
+        return f"Your answer: **{so_far}**. {doing}. Undo takes back the last step."
+
+
+@dataclass(frozen=True)
 class DailyDue:
     """A daily puzzle claimed for a server and not posted yet."""
 
@@ -291,6 +327,24 @@ class Puzzles:
             puzzle, chosen.text or "no move", solved, None if mine is None else mine.equity, answer
         )
 
+    def build(self, key: str, steps: str, action: str, value: str | None = None) -> BuiltAnswer:
+        """The move builder of a puzzle after ``action`` ("open", "step" with the chosen step
+        ``value``, "undo", "reset") on the steps chosen so far (``engine.builder``'s code)."""
+        puzzle = self.find(key)
+        pos, dice = puzzle.decision()
+        turn = builder.make_turn(pos, dice, rules=puzzle.rules)
+        try:
+            if action == "step":
+                steps += value if value is not None and len(value) == 2 else "??"
+            chosen = builder.decode_prefix(turn, steps)
+        except ValueError:
+            raise StaleBuilder() from None
+        if action == "undo":
+            chosen = chosen[:-1]
+        elif action == "reset":
+            chosen = ()
+        return BuiltAnswer(puzzle, builder.progress(turn, chosen))
+
     async def record(self, user_id: int) -> PuzzleRecord:
         return await self.db.puzzle_record(user_id)
 
@@ -355,7 +409,8 @@ def puzzle_text(puzzle: Puzzle, daily: str = "") -> str:
     return (
         f"{head} ({rules.name}): you are to play {dice_text(dice)}, moving the checkers at the "
         "bottom. "
-        "Which play is best? Press **Answer** and write it as for `/move`.\n"
+        "Which play is best? Press **Answer** and write it as for `/move`, or **Build it** "
+        "step by step.\n"
         f"`{puzzle.text}`"
     )
 

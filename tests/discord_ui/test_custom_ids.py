@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import cogs.games.buttons
 import cogs.league
+import cogs.puzzles
 import discord_ui.review_pages
 from cogs.games.buttons import (
     BuilderButton,
@@ -23,6 +24,7 @@ from cogs.games.buttons import (
     ResultButton,
 )
 from cogs.league import LeaderboardButton
+from cogs.puzzles import PuzzleBuilderButton, PuzzleButton, PuzzleStepSelect
 from discord_ui.custom_ids import (
     MAX_ID,
     MAX_LENGTH,
@@ -32,6 +34,8 @@ from discord_ui.custom_ids import (
     ConfirmClick,
     GameClick,
     PageClick,
+    PuzzleBuilderClick,
+    PuzzleClick,
     ResultClick,
     ReviewPageClick,
     decode_custom_id,
@@ -49,12 +53,20 @@ BUTTONS: tuple[type[Any], ...] = (
     BuilderButton,
     BuilderSelect,
     ReviewPageButton,
+    PuzzleButton,
+    PuzzleBuilderButton,
+    PuzzleStepSelect,
 )
 #: What engine.builder.encode_steps writes: two characters a step, at most four steps.
 steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
 
 ids = st.integers(0, MAX_ID)
 boards = st.from_regex(r"[a-z][a-z-]{0,20}", fullmatch=True)
+puzzles = st.builds(
+    lambda v, k: f"{v}:{k}",
+    st.from_regex(r"[a-z][a-z-]{0,19}", fullmatch=True),
+    st.from_regex(r"[0-9a-f]{12}", fullmatch=True),
+)
 clicks: st.SearchStrategy[Click] = st.one_of(
     st.builds(GameClick, st.sampled_from(GAME_ACTIONS), ids, ids),
     st.builds(ChallengeClick, st.sampled_from(CHALLENGE_ACTIONS), ids),
@@ -66,6 +78,9 @@ clicks: st.SearchStrategy[Click] = st.one_of(
     st.builds(BuilderClick, st.sampled_from(tuple(BuilderButton.LABELS)), ids, ids, steps),
     st.builds(BuilderClick, st.just("step"), ids, ids, steps, st.integers(0, 1)),
     st.builds(ReviewPageClick, ids, st.integers(0, 2), st.integers(0, 2)),
+    st.builds(PuzzleClick, st.sampled_from(("ans", "bld")), puzzles),
+    st.builds(PuzzleBuilderClick, st.sampled_from(("undo", "confirm", "reset")), puzzles, steps),
+    st.builds(PuzzleBuilderClick, st.just("step"), puzzles, steps, st.integers(0, 1)),
 )
 
 
@@ -82,6 +97,12 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
         if click.action == "step":
             return BuilderSelect(click.row, click.game_id, click.version, click.steps)
         return BuilderButton(click.action, click.game_id, click.version, click.steps)
+    if isinstance(click, PuzzleClick):
+        return PuzzleButton(click.puzzle, click.action)
+    if isinstance(click, PuzzleBuilderClick):
+        if click.action == "step":
+            return PuzzleStepSelect(click.row, click.puzzle, click.steps)
+        return PuzzleBuilderButton(click.action, click.puzzle, click.steps)
     if isinstance(click, ReviewPageClick):
         return ReviewPageButton(click.game_id, click.who, click.page)
     assert isinstance(click, PageClick)
@@ -110,7 +131,12 @@ def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
         cls
         for cls in discord.ui.DynamicItem.__subclasses__()
         if cls.__module__
-        in (cogs.games.buttons.__name__, cogs.league.__name__, discord_ui.review_pages.__name__)
+        in (
+            cogs.games.buttons.__name__,
+            cogs.league.__name__,
+            cogs.puzzles.__name__,
+            discord_ui.review_pages.__name__,
+        )
     }
     assert found == set(BUTTONS)
 

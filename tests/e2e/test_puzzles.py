@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Awaitable
 from pathlib import Path
 
 from PIL import Image
 
 from app.puzzles import Puzzle, load_puzzles
 from discord_ui.client import BackgammonBot
+from engine import legal_plays, parse_play
+from engine.builder import encode_steps
 from tests.fake_discord import FakeDiscord
+from tests.fake_discord.interactions import InteractionHandle
 from tests.fake_discord.models import FakeMessage, FakeUser
 
-from .harness import TIMEOUT, bot_in_process
+from .harness import TIMEOUT, bot_in_process, eventually
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "benchmarks"
 MANAGE_GUILD = 1 << 5
@@ -72,6 +76,45 @@ async def test_a_puzzle_answered_right_then_wrong_and_the_streak_in_stats(
     assert "Puzzles solved: 1 of 2 · streak 0" in text
     bad = await answer(fake, alice, second_msg, "24/1")
     assert "not a legal play" in bad and "as for `/move`" in bad
+
+    # Bob builds the best play of the first puzzle step by step, with Undo on the way.
+    bob = fake.add_user("bob")
+    (build,) = [cid for cid in first_msg.custom_ids() if cid.startswith("pz:bld:")]
+    opened = await fake.click(bob, first_msg, build)
+    assert (await opened.wait_initial(TIMEOUT)).ephemeral
+    (builder_msg,) = await opened.wait_followups(1, timeout=60)
+    assert builder_msg.ephemeral and "Your answer: **nothing yet**" in builder_msg.content
+    pos, dice = right.decision()
+    best = parse_play(pos, legal_plays(pos, dice, right.rules), right.candidates[0].play)
+
+    async def edited(action: Awaitable[InteractionHandle]) -> None:
+        before = builder_msg.edit_count
+        await (await action).wait_initial(TIMEOUT)
+        await eventually(lambda: builder_msg.edit_count > before, "the builder's edit")
+
+    for i, step in enumerate(best.steps):
+        value = encode_steps((step,))
+        menu = next(
+            c["custom_id"]
+            for c in builder_msg.all_components()
+            if c.get("type") == 3 and value in [o["value"] for o in c["options"]]
+        )
+        await edited(fake.select(bob, builder_msg, menu, [value]))
+        assert "nothing yet" not in builder_msg.content
+        if i == 0:  # Undo takes it back, then it is chosen again
+            (undo,) = [c for c in builder_msg.custom_ids() if c.startswith("pz:undo:")]
+            await edited(fake.click(bob, builder_msg, undo))
+            assert "Your answer: **nothing yet**" in builder_msg.content
+            menu = next(
+                c["custom_id"]
+                for c in builder_msg.all_components()
+                if c.get("type") == 3 and value in [o["value"] for o in c["options"]]
+            )
+            await edited(fake.select(bob, builder_msg, menu, [value]))
+    (confirm,) = [c for c in builder_msg.custom_ids() if c.startswith("pz:confirm:")]
+    done = await fake.click(bob, builder_msg, confirm)
+    assert (await done.wait_initial(TIMEOUT)).type == 7  # the builder becomes the verdict
+    assert builder_msg.content.startswith("✅ **Right**")
 
     stats = await (await fake.slash(alice, fake.general, "stats")).wait_initial(TIMEOUT)
     fields = {f["name"]: f["value"] for f in stats.data["embeds"][0]["fields"]}

@@ -127,3 +127,24 @@ def test_start_is_the_day_the_daily_test_says() -> None:
     from app.puzzles import utc_day
 
     assert utc_day(START) == "2023-11-14"
+
+
+def test_the_move_builder_of_a_puzzle_reaches_its_best_play(puzzles: Puzzles) -> None:
+    from app.puzzles import StaleBuilder
+    from engine.builder import encode_steps
+
+    (puzzle,) = load_puzzles(FIXTURES)["classic"]
+    pos, dice = puzzle.decision()
+    best = parse_play(pos, legal_plays(pos, dice), puzzle.candidates[0].play)
+    built = puzzles.build(puzzle.key, "", "open")
+    assert built.steps == "" and "Your answer: **nothing yet**" in built.text()
+    for step in best.steps:
+        built = puzzles.build(puzzle.key, built.steps, "step", encode_steps((step,)))
+    assert built.made.play is not None and built.made.play.after == best.after
+    assert "Confirm" in built.text() and built.preview().startswith("classic | ")
+    assert puzzles.build(puzzle.key, built.steps, "undo").made.chosen == built.made.chosen[:-1]
+    assert puzzles.build(puzzle.key, built.steps, "reset").made.chosen == ()
+    with pytest.raises(StaleBuilder):
+        puzzles.build(puzzle.key, "", "step", "zz")
+    with pytest.raises(UnknownPuzzle):
+        puzzles.build("classic:000000000000", "", "open")

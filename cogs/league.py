@@ -1,8 +1,9 @@
-"""Leaderboards, player statistics, game history and records, claims on time, guild settings,
-and the background sweep that reminds idle players.
+"""Leaderboards, player statistics, game history and records, guild settings, and the
+background sweep that reminds idle players and tells waiting ones they may claim (/claim itself
+ends a game, so the game commands show it like any other end).
 
-The Discord side only: app.league finds the figures, checks and commits claims and says which
-notices are due, app.settings keeps the server's settings; this cog shows the results as
+The Discord side only: app.league finds the figures and says which notices are due,
+app.settings keeps the server's settings; this cog shows the results as
 embeds, files and buttons. Refusals are ephemeral replies that say why.
 """
 
@@ -20,7 +21,6 @@ from discord.ext import commands, tasks
 
 from app.league import (
     OVERALL,
-    Claim,
     DatabaseGoneError,
     Leaderboard,
     LeaderboardPage,
@@ -29,18 +29,17 @@ from app.league import (
     Shards,
 )
 from app.puzzles import record_line
-from app.records import duration, game_outcome_for, rating_changes, rating_text, variant_name
+from app.records import duration, game_outcome_for, rating_text, variant_name
 from app.services import Services
 from app.settings import GuildSettings, NotAServerManager
-from discord_ui.boards import Boards
 from discord_ui.boundary import tell_user
-from discord_ui.common import game_choices, guarded, mention, send_committed
+from discord_ui.common import game_choices, guarded, mention
 from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
 from discord_ui.looks import ServerTheme, known_theme, theme_label
 from discord_ui.options import ChallengeMinutes, GameNumber, Hours, Variant
 from discord_ui.report_messages import record_message
 from engine import VARIANTS
-from render.game_scene import plural, result_text
+from render.game_scene import plural
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +164,7 @@ class LeaderboardButton(
 
 
 class League(commands.Cog):
-    """Ratings, statistics, records, claims and reminders."""
+    """Ratings, statistics, records, reminders and claim notices."""
 
     #: Seconds between two sweeps for reminders and claimable games.
     SWEEP_SECONDS = 60.0
@@ -373,48 +372,6 @@ class League(commands.Cog):
                 interaction.guild_id, interaction.user.id, current
             )
         )
-
-    # --- claims on time -----------------------------------------------------------------------
-
-    @app_commands.command(
-        name="claim", description="Claim the game when your opponent has been idle too long"
-    )
-    @app_commands.guild_only()
-    async def claim(self, interaction: discord.Interaction[Any]) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        claim = await self.league.claim(
-            interaction.guild_id, interaction.channel_id, interaction.user.id
-        )
-        header = (
-            f"{interaction.user.mention} claims the game on time: {mention(claim.idle_user)} "
-            f"did not move for {duration(claim.idle_seconds)}."
-        )
-        await send_committed(
-            interaction,
-            self._send_result(interaction, claim, header),
-            "Your claim was recorded and the game is over, but Discord did not take the reply. "
-            "/history shows the result.",
-        )
-
-    async def _send_result(
-        self, interaction: discord.Interaction[Any], claim: Claim, header: str
-    ) -> None:
-        outcome = claim.outcome
-        state = outcome.state
-        lines = [header, f"**Game over.** {result_text(state, state.players)}"]
-        changes = rating_changes(outcome.game, state, outcome.finished)
-        if changes:
-            lines.append(f"Ratings: {changes}")
-        # Committed: answer Discord at once, then draw the final board and tidy the old one.
-        await interaction.response.defer(thinking=True)
-        boards = Boards(self.bot, self.table, self.server_settings.theme)
-        theme = await self.server_settings.theme(outcome.game.guild_id)
-        await interaction.followup.send(
-            "\n".join(lines)[:1900],
-            file=await boards.file(state, theme=theme),
-            allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
-        )
-        await boards.retire(outcome.game.channel_id, claim.board_message_id, "*Claimed on time.*")
 
     # --- settings -----------------------------------------------------------------------------
 

@@ -55,7 +55,10 @@ class PreferencesCog(commands.Cog, name="Preferences"):
     )
     @app_commands.describe(
         theme="The theme of boards shown only to you (server: each server's theme)",
-        own_side="See the board from your own side in games you play (else: as in the channel)",
+        own_side=(
+            "See private boards from your own side in games you play (default; else: as in "
+            "the channel)"
+        ),
         pings="When your turn starts: always, when away (not acted for 2 minutes), or never",
     )
     @app_commands.choices(

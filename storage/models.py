@@ -79,9 +79,9 @@ class PlayerPreferences:
     user_id: int
     #: None: the theme of the server the board is shown in.
     board_theme: str | None = None
-    #: True: private boards are drawn from the player's own side of the table (else, like the
-    #: channel's board, from the side of the player to act).
-    own_side: bool = False
+    #: True (the default): private boards are drawn from the player's own side of the table;
+    #: False: from the side the game's shared board is drawn from.
+    own_side: bool = True
     #: "always", "away" (only when they have not acted in that game for two minutes) or
     #: "never".
     pings: str = "away"

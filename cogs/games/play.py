@@ -1,5 +1,5 @@
 """Playing: /move (with its suggestions), /roll, /double, /take, /pass, the board's buttons,
-/board, /resign and /abort."""
+/board, /resign, /abort and /claim."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from discord import app_commands
 
 from app.errors import Refusal
 from app.play import AbortAlreadyAsked
+from app.records import duration
 from app.table import Action, Game, Outcome
 from discord_ui.boards import NO_PINGS, ping
 from discord_ui.common import mention
@@ -475,6 +476,33 @@ class PlayCommands(GamesBase):
             (lambda s, st: s.accept_resign(st)) if accept else (lambda s, st: s.reject_resign(st))
         )
         await self._run_action(interaction, game, answer, "resign" if accept else "note", header)
+
+    @app_commands.command(
+        name="claim", description="Claim the game when your opponent has been idle too long"
+    )
+    @app_commands.guild_only()
+    async def claim(self, interaction: discord.Interaction[Any]) -> None:
+        """Ends the game on time: shown like any game's end (a new board, since the last one
+        is long past; the result card in the channel a thread came from)."""
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        game = await self._active_game(interaction)
+        old = self.table.state_of(game)
+        await self.acknowledge(interaction)
+        claim = await self.league.claim(
+            interaction.guild_id, interaction.channel_id, interaction.user.id
+        )
+        claimant = player_name(game, old, interaction.user)
+        header = (
+            f"{claimant} claims the game on time: {old.players[old.mover]} did not move for "
+            f"{duration(claim.idle_seconds)}."
+        )
+        await self.reply_committed(
+            interaction,
+            game.channel_id,
+            self.show(interaction, game, old, claim.outcome, [header], new=True),
+            recorded(claim.outcome),
+        )
+        self.after_action(claim.outcome)
 
     @app_commands.command(
         name="abort", description="End the game without a result (both players, or a moderator)"

@@ -483,6 +483,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "10 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "off",  # the daily puzzle
     ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
@@ -498,10 +499,11 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "30 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "off",  # the daily puzzle
     ]
     # Threads can be turned off: games then stay in the channel of the challenge.
     off = await answer(await fake.slash(admin, fake.general, "settings", threads=False))
-    assert embed_of(off)["fields"][-1]["value"] == "in the channel of the challenge"
+    assert embed_of(off)["fields"][-2]["value"] == "in the channel of the challenge"
     assert not (await bot.services.db.get_guild_settings(fake.guild.id)).game_threads
     now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)

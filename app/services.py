@@ -16,12 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai.pool import AIPool
+from app.analysis import Analyst
 from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
 from app.league import League, Reminders
 from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
+from app.puzzles import Puzzles
 from app.reports import Reports
 from app.seasons import Seasons
 from app.settings import Preferences, ServerSettings
@@ -64,6 +66,8 @@ class Services:
     reports: Reports
     tournaments: Tournaments
     seasons: Seasons
+    analyst: Analyst
+    puzzles: Puzzles
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -155,4 +159,6 @@ def build_services(
         reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
         tournaments=Tournaments(db, table, clock),
         seasons=Seasons(db, clock),
+        analyst=Analyst(db, table, ai_pool),
+        puzzles=Puzzles(db),
     )

@@ -28,10 +28,11 @@ from app.league import (
     PlayerStats,
     Shards,
 )
+from app.puzzles import record_line
 from app.records import duration, game_outcome_for, rating_text, variant_name
 from app.seasons import SeasonPage
 from app.services import Services
-from app.settings import GuildSettings
+from app.settings import GuildSettings, NotAServerManager
 from discord_ui.boundary import tell_user
 from discord_ui.common import game_choices, guarded, mention
 from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
@@ -200,6 +201,7 @@ class League(commands.Cog):
         self.seasons = services.seasons
         self.reminders = services.reminders
         self.server_settings = services.server_settings
+        self.puzzles = services.puzzles
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)
@@ -310,8 +312,9 @@ class League(commands.Cog):
         target = self._target(interaction, user)
         found = await self.league.statistics(interaction.guild_id, target.id)
         rows, computer = found.rows, found.computer
+        puzzles = await self.puzzles.record(target.id)
         name = self._name(target)
-        if not rows and not computer:
+        if not rows and not computer and not puzzles.answered:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
             await interaction.response.send_message(
                 f"{who} not finished a rated game on this server yet. "
@@ -332,6 +335,8 @@ class League(commands.Cog):
                 ),
                 inline=False,
             )
+        if puzzles.answered:
+            embed.add_field(name="Puzzles", value=record_line(puzzles), inline=False)
         embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
         if not rows:
             await interaction.response.send_message(embed=embed)
@@ -472,6 +477,8 @@ class League(commands.Cog):
         organiser_role="Members with this role may run tournaments (besides Manage Server)",
         no_organiser_role="Forget the organiser role (only Manage Server runs tournaments)",
         season_months="How many calendar months a leaderboard season lasts (1-12)",
+        daily_puzzle="Post a puzzle every day (in puzzle_channel, else this channel)",
+        puzzle_channel="Where the daily puzzle is posted (turns it on)",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -486,8 +493,21 @@ class League(commands.Cog):
         organiser_role: discord.Role | None = None,
         no_organiser_role: bool = False,
         season_months: SeasonMonths | None = None,
+        daily_puzzle: bool | None = None,
+        puzzle_channel: discord.TextChannel | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if not interaction.permissions.manage_guild and (
+            daily_puzzle is not None or puzzle_channel is not None
+        ):
+            raise NotAServerManager()
+        changed = False
+        if daily_puzzle is not None or puzzle_channel is not None:
+            where = puzzle_channel.id if puzzle_channel is not None else interaction.channel_id
+            await self.puzzles.set_daily(
+                interaction.guild_id, None if daily_puzzle is False else where
+            )
+            changed = True
         # default_permissions only hides the command by default; server admins can override
         # that in the integration settings, so the permission is checked too.
         shown = await self.server_settings.show_or_change(
@@ -503,10 +523,15 @@ class League(commands.Cog):
             no_organiser_role=no_organiser_role,
             season_months=season_months,
         )
-        title = "Settings updated" if shown.changed else "Settings of this server"
-        await interaction.response.send_message(
-            embed=self._settings_embed(shown.settings, title), ephemeral=True
+        title = "Settings updated" if shown.changed or changed else "Settings of this server"
+        embed = self._settings_embed(shown.settings, title)
+        daily = await self.puzzles.daily_channel(interaction.guild_id)
+        embed.add_field(
+            name="Daily puzzle",
+            value="off" if daily is None else f"posted every day (UTC) in <#{daily}>",
+            inline=False,
         )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
     # --- reminders ----------------------------------------------------------------------------
 

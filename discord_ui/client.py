@@ -30,6 +30,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.coach",
     "cogs.preferences",
     "cogs.tournaments",
+    "cogs.puzzles",
 )
 # While the gateway is connected, the bot touches HEALTH_FILE this often (see health.py).
 HEALTH_INTERVAL = 15.0

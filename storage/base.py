@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from storage.checks import check_count, check_text, check_time
 from storage.core import StorageCore, Tx, UniqueViolation
+from storage.repos.analysis import AnalysisRepository
 from storage.repos.challenges import ChallengeRepository
 from storage.repos.game_upkeep import GameUpkeepRepository
 from storage.repos.games import GameRepository
@@ -32,6 +33,7 @@ class Storage(
     GameUpkeepRepository,
     RatingsRepository,
     TournamentRepository,
+    AnalysisRepository,
     StorageCore,
 ):
     """The storage contract: async access to the bot's database, whatever the backend."""

@@ -28,7 +28,7 @@ import asyncpg
 from storage.database import Database
 from storage.errors import StorageError
 from storage.postgres import PostgresDatabase, is_postgres_url, redact, sync_sequences
-from storage.schema import load_migrations
+from storage.schema import latest_version, load_migrations
 
 #: Tables in foreign-key order, each with the columns that make a cheap checksum.
 TABLES: tuple[tuple[str, str], ...] = (
@@ -42,6 +42,10 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("tournaments", "id + current_round"),
     ("tournament_entrants", "tournament_id + user_id + joined_order"),
     ("tournament_pairings", "id + round + table_no + posted"),
+    ("game_reviews", "game_id"),
+    ("puzzle_answers", "user_id + solved"),
+    ("puzzle_players", "user_id + solved + streak"),
+    ("daily_puzzles", "guild_id + channel_id"),
 )
 BATCH = 5000
 
@@ -63,7 +67,7 @@ async def _prepare_source(path: Path) -> None:
     """Bring an older file up to the current schema (the same migrations the bot applies)."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version < len(load_migrations()):
+    if version < latest_version(load_migrations()):
         db = await Database.open(path)
         await db.close()
 

@@ -176,6 +176,7 @@ class GamesBase(commands.Cog):
         self.challenges = services.challenges
         self.server_settings = services.server_settings
         self.reports = services.reports
+        self.analyst = services.analyst
         self.league = services.league
         self.boards = Boards(bot, services.table, services.server_settings.theme)
         #: Channels whose latest board never reached Discord (an action was committed but its

@@ -63,9 +63,11 @@ HELP_LINES = (
     "**League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file), "
     "`/claim` (your opponent has been idle too long), `/settings` (server managers: timers and "
     "the server's board theme).",
-    "**Learn**: `/hint` (best plays, only you see it), `/review game` (mistakes and luck, with "
-    "a chart of the winning chances), `/replay game` (an animated replay), `/record game "
-    "format:mat` (backgammon: a match file for GNU Backgammon).",
+    "**Learn**: `/hint` (best plays, only you see it; `depth:deep` by rollouts), `/review game` "
+    "(error rate, performance rating, mistakes and luck, with a chart of the winning chances), "
+    "`/analyze` (any position ranked by rollouts), `/puzzle` (find the best play), `/replay "
+    "game` (an animated replay), `/record game format:mat` (backgammon: a match file for GNU "
+    "Backgammon).",
 )
 HELP_TEXT = "\n".join(HELP_LINES).replace(
     "{levels}", " · ".join(f"`{level}`: {LEVEL_ABOUT[level]}" for level in LEVELS)

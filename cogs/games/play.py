@@ -19,6 +19,7 @@ from discord_ui.boards import NO_PINGS, ping
 from discord_ui.common import mention
 from discord_ui.looks import player_theme
 from discord_ui.report_messages import record_message, replay_message, review_message
+from discord_ui.review_pages import send_mistakes
 from engine import builder
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
@@ -343,6 +344,7 @@ class PlayCommands(GamesBase):
             )
             embed, file = review_message(done)
             await interaction.followup.send(embed=embed, file=file, ephemeral=True)
+            await send_mistakes(interaction, self.analyst, game_id)
         elif action == "replay":
             job = await self.reports.replay_job(guild_id, game_id, interaction.user.id)
             text, file = replay_message(job, await self.reports.replay(job))

@@ -485,6 +485,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "in a thread of their own, opened on the challenge",
         "Manage Server",
         "a calendar month",
+        "off",  # the daily puzzle
     ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
@@ -502,12 +503,13 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "in a thread of their own, opened on the challenge",
         "Manage Server",
         "a calendar month",
+        "off",  # the daily puzzle
     ]
     # Threads can be turned off: games then stay in the channel of the challenge.
     off = await answer(await fake.slash(admin, fake.general, "settings", threads=False))
     assert embed_of(off)["fields"][4]["value"] == "in the channel of the challenge"
     seasons = await answer(await fake.slash(admin, fake.general, "settings", season_months=3))
-    assert embed_of(seasons)["fields"][-1]["value"] == "3 calendar months"
+    assert embed_of(seasons)["fields"][-2]["value"] == "3 calendar months"
     assert not (await bot.services.db.get_guild_settings(fake.guild.id)).game_threads
     now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)

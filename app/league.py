@@ -439,6 +439,10 @@ class Reminders:
             state = state_or_none(fresh)
             if state is None or state.is_over:
                 return None
+            if not fresh.in_server:
+                # Practice (the bot's DM, the app installed to a player): nobody waits for it,
+                # and where the bot is not present it could not post anyway.
+                return None
             if fresh.against_computer and (claim or state.mover == 1):
                 # The computer neither claims nor needs a reminder (its turns are resumed).
                 return None

@@ -22,11 +22,14 @@ from storage.errors import (
     StorageError,
 )
 from storage.models import (
+    GAME_CONTEXTS,
+    NO_GUILD,
     OVERALL,
     Challenge,
     ComputerRecord,
     FinishedGame,
     Game,
+    GameContext,
     GuildSettings,
     ImportedGame,
     LeaderboardRow,
@@ -41,6 +44,8 @@ from storage.models import (
 )
 
 __all__ = [
+    "GAME_CONTEXTS",
+    "NO_GUILD",
     "OVERALL",
     "Challenge",
     "ChannelBusyError",
@@ -50,6 +55,7 @@ __all__ = [
     "DatabaseGoneError",
     "FinishedGame",
     "Game",
+    "GameContext",
     "GuildSettings",
     "ImportedGame",
     "InvalidInputError",

@@ -11,7 +11,7 @@ from ai.types import LEVELS
 from app.computer import LEVEL_ABOUT
 from app.table import Game, GameTable
 from discord_ui.boards import NO_PINGS, actor_id
-from discord_ui.common import mention
+from discord_ui.common import anywhere, mention
 from discord_ui.options import Variant
 from engine import get_variant
 from render.game_scene import plural
@@ -99,6 +99,7 @@ class InfoCommands(GamesBase):
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
+    @anywhere
     async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
@@ -125,6 +126,7 @@ class InfoCommands(GamesBase):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with this bot")
+    @anywhere
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
         await interaction.response.send_message(embed=embed, ephemeral=True)

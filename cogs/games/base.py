@@ -29,6 +29,7 @@ from discord_ui.boards import (
     MAX_CONTENT,
     NO_PINGS,
     Boards,
+    OutOfReach,
     actor_id,
     board_nonce,
     clip,
@@ -570,8 +571,10 @@ class GamesBase(commands.Cog):
                     self.boards.remember_original(board_id, interaction)
                 else:
                     await self.boards.edit_message(game.channel_id, board_id, **kwargs)
-            except discord.NotFound:
-                new = True  # the board was deleted: a new one below, with a fresh picture
+            except (discord.NotFound, OutOfReach):
+                # Deleted, or out of reach (its webhook expired where the bot is not a
+                # member): a new one below, with a fresh picture.
+                new = True
                 file = await self.boards.file(
                     state,
                     theme=await self.boards.theme(game.guild_id),

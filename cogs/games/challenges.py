@@ -78,7 +78,7 @@ class ChallengeCommands(GamesBase):
             guild_id=interaction.guild_id or 0,
             channel_id=interaction.channel_id,
             challenger_id=interaction.user.id,
-            opponent_id=None if opponent is None else opponent.id,
+            opponent_id=me.id if computer and me is not None else getattr(opponent, "id", None),
             variant=variant.value,
             length=length,
             options=options or "",

@@ -308,6 +308,8 @@ class FakeDiscord:
         self._no_guild = FakeGuild(id=NO_GUILD, name="", owner_id=NO_GUILD)
         #: Users who installed the app to their account (its commands follow them anywhere).
         self.user_installs: set[int] = set()
+        #: Interaction tokens past their 15 minutes (see :meth:`expire_interactions`).
+        self._expired_tokens: set[str] = set()
         self.guild = self._make_guild(self.snowflakes.next(), guild_name)
         self.channels: list[FakeChannel] = [
             self._new_channel(name, GUILD_TEXT, None) for name in channel_names
@@ -586,6 +588,12 @@ class FakeDiscord:
         )
         self.private_channels[channel.id] = channel
         return channel
+
+    def expire_interactions(self) -> int:
+        """Let every interaction so far pass Discord's 15 minutes: their tokens no longer
+        work (401 Invalid Webhook Token for follow-ups and webhook edits). Returns how many."""
+        self._expired_tokens.update(self._handles_by_token)
+        return len(self._expired_tokens)
 
     def install_to_user(self, user: FakeUser) -> None:
         """``user`` adds the app to their account (Discord's user install)."""
@@ -1847,9 +1855,12 @@ class FakeDiscord:
     # ------------------------------------------------------------------ REST: interactions
 
     def _handle_for(self, request: web.Request) -> InteractionHandle:
-        handle = self._handles_by_token.get(request.match_info["token"])
+        token = request.match_info["token"]
+        handle = self._handles_by_token.get(token)
         if handle is None:
             raise ApiError(404, 10015, "Unknown Webhook")
+        if token in self._expired_tokens:
+            raise ApiError(401, 50027, "Invalid Webhook Token")
         return handle
 
     async def _callback(self, request: web.Request) -> web.StreamResponse:

@@ -49,7 +49,6 @@ async def start(
     handle = await fake.slash_anywhere(user, channel, "challenge", variant=variant, level="casual")
     started = await reply_of(handle)
     assert not started.ephemeral and "Computer (casual)" in started.content, started.content
-    assert "Not rated" in started.content
     return await active_game(db, channel)
 
 
@@ -270,6 +269,61 @@ async def test_kill_9_in_the_middle_of_a_dm_game(fake: FakeDiscord, tmp_path: Pa
         assert finished.board_owed_version is None
         moves = await db.game_moves(game.id)
         assert len({m.seq for m in moves}) == len(moves)
+    finally:
+        await db.close()
+        process.stop()
+
+
+async def test_kill_9_in_a_user_install_game_then_board(fake: FakeDiscord, tmp_path: Path) -> None:
+    """Where the bot is not a member, the board of the computer's turn resumed after a restart
+    cannot be posted: it stays owed until the player's next interaction shows it."""
+    elsewhere = fake.add_guild("No bot here", with_bot=False)
+    channel = next(elsewhere.text_channels())
+    carol = fake.add_user("carol", guilds=[elsewhere])
+    fake.install_to_user(carol)
+    db_path = tmp_path / "bot.sqlite3"
+    process = BotProcess(fake, db_path, seed=3, global_commands=True)
+    await process.start()
+    db = await Database.open(db_path)
+    try:
+        game = await start(fake, db, carol, channel, "blocking")
+        current = await play_turns(fake, db, carol, channel, game, 2)
+        assert current is not None
+        await human_turn(fake, carol, channel, current)
+        end = time.monotonic() + TIMEOUT
+        while (await db.get_game(game.id)).version == current.version:  # type: ignore[union-attr]
+            assert time.monotonic() < end, "the action was not committed"
+            await asyncio.sleep(0.005)
+        process.kill()
+        committed = await db.get_game(game.id)
+        assert committed is not None
+        await process.start()
+        # The computer's turn is played after the restart; its board is owed, not posted.
+        end = time.monotonic() + COMPUTER_TURN_TIMEOUT
+        while True:
+            fresh = await db.get_game(game.id)
+            assert fresh is not None
+            state = GameState.from_json(fresh.state_json)
+            if fresh.status != "active" or (state.mover == 0 and not state.is_over):
+                break
+            assert time.monotonic() < end, "the computer's turn was not resumed"
+            await asyncio.sleep(0.05)
+        computer_owed = GameState.from_json(committed.state_json).mover == 1
+        if fresh.status == "active":
+            if computer_owed:  # played after the restart: nothing could show it yet
+                assert fresh.version > committed.version and fresh.board_owed_version is not None
+            shown = await reply_of(await fake.slash_anywhere(carol, channel, "board"))
+            assert shown.message is not None and not shown.ephemeral
+            end = time.monotonic() + TIMEOUT
+            while (paid := await db.get_game(game.id)) is None or paid.board_owed_version:
+                assert time.monotonic() < end, "/board did not pay the owed board"
+                await asyncio.sleep(0.02)
+            assert paid.board_message_id == shown.message.id and paid.version == fresh.version
+            await play_turns(fake, db, carol, channel, paid, 3)
+            after = await db.get_game(game.id)
+            assert after is not None and after.version > paid.version
+        assert channel_calls(fake, channel) == []
+        assert [e for e in fake.errors if e.status == 403] == []
     finally:
         await db.close()
         process.stop()

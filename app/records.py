@@ -29,8 +29,9 @@ CHOICE_LABEL = 100
 class NoSuchGame(Refusal):
     """The game number names no game of this server."""
 
-    def __init__(self, number: int) -> None:
-        super().__init__(f"There is no game #{number} on this server.")
+    def __init__(self, number: int, *, practice: bool = False) -> None:
+        where = "of yours outside a server" if practice else "on this server"
+        super().__init__(f"There is no game #{number} {where}.")
         self.number = number
 
 
@@ -192,10 +193,11 @@ class GameRecords:
         ``guild_id`` :data:`NO_GUILD` (a DM, the app installed to a user): only a practice
         game of ``user_id``'s own (nobody else's practice is anyone's business)."""
         found = await self.db.get_game(number)
+        practice = guild_id == NO_GUILD
         if found is None or found.guild_id != guild_id:
-            raise NoSuchGame(number)
-        if found.guild_id == NO_GUILD and (user_id is None or not found.has_player(user_id)):
-            raise NoSuchGame(number)
+            raise NoSuchGame(number, practice=practice)
+        if practice and (user_id is None or not found.has_player(user_id)):
+            raise NoSuchGame(number, practice=True)
         return found
 
     async def recent_choices(

@@ -124,7 +124,11 @@ async def test_a_game_in_the_bot_dm_is_practice_apart_from_the_server(
     game = await start(fake, db, alice, dm, "blocking-express")
     assert (game.context, game.guild_id, game.rated) == ("dm", NO_GUILD, False)
     assert game.channel_id == dm.id and game.parent_channel_id is None
-    done = await play_turns(fake, db, alice, dm, game, 3000)
+    current = await play_turns(fake, db, alice, dm, game, 1)
+    assert current is not None
+    hint = await reply_of(await fake.slash_anywhere(alice, dm, "hint"))
+    assert hint.ephemeral and "1." in hint.content, hint.content
+    done = await play_turns(fake, db, alice, dm, current, 3000)
     assert done is None
     finished = await db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
@@ -154,6 +158,13 @@ async def test_a_game_in_the_bot_dm_is_practice_apart_from_the_server(
     # Its player has its record in the DM, and a rematch starts there at once.
     record = await reply_of(await fake.slash_anywhere(alice, dm, "record", game=game.id))
     assert record.message is not None and record.message.attachments, record.content
+    review = await reply_of(await fake.slash_anywhere(alice, dm, "review", game=game.id))
+    assert review.message is not None and review.message.embeds, review.content
+    # Nobody else's: bob's DM does not find alice's practice game.
+    bobs = await refused(
+        await fake.slash_anywhere(bob, fake.dm_channel(bob), "record", game=game.id)
+    )
+    assert bobs == f"There is no game #{game.id} of yours outside a server."
     rematch = next(c for c in final.custom_ids() if c.startswith("bg:res:rematch:"))
     await (await fake.click(alice, final, rematch)).wait_initial(TIMEOUT)
     again = await active_game(db, dm)
@@ -235,6 +246,23 @@ async def test_a_group_dm_with_the_app_on_a_players_account(
     assert await play_turns(fake, db, erin, group, game, 3) is not None
     rules = await fake.slash_anywhere(erin, group, "rules", variant="dutch")
     assert (await rules.wait_initial(TIMEOUT)).data.get("embeds")
+    # Resigning asks first, privately; confirmed, the game ends with its Rematch button.
+    asked = await fake.slash_anywhere(erin, group, "resign")
+    question = await asked.wait_original()
+    assert question.ephemeral
+    confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
+    await (await fake.click(erin, question, confirm)).wait_initial(TIMEOUT)
+    end = time.monotonic() + TIMEOUT
+    while (
+        (over := await db.get_game(game.id)) is None
+        or over.board_owed_version is not None
+        or (over.status == "active")
+    ):
+        assert time.monotonic() < end, "the resignation was not shown"
+        await asyncio.sleep(0.02)
+    assert over.status == "finished" and over.result_kind == "resign"
+    card = fake.get_message(over.board_message_id or 0)
+    assert card is not None and any(c.startswith("bg:res:rematch:") for c in card.custom_ids())
     assert channel_calls(fake, group) == []
 
 

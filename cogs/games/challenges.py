@@ -43,7 +43,8 @@ class ChallengeCommands(GamesBase):
     @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a game")
     @app_commands.describe(
         variant="Which game to play",
-        opponent="Who you want to play (leave empty for an open challenge anyone may accept)",
+        opponent="Who you play (empty: an open challenge; in DMs or where the bot is absent: the "
+        "computer)",
         length="Match length in points (default 1: a single game)",
         options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
         level="Against this bot (the computer): how strong it plays (default: expert)",

@@ -47,7 +47,9 @@ HELP_LINES = (
     "channel. `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`); "
     "`hints:true` lets both players use `/hint` (the game is then not rated).",
     "**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not "
-    "rated, `/hint` allowed). Levels, weakest first: {levels}.",
+    "rated, `/hint` allowed). In the bot's direct messages, or anywhere with the app added to "
+    "your account, `/challenge variant` alone plays the computer (practice, shown apart in "
+    "`/stats`). Levels, weakest first: {levels}.",
     "**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` "
     "bears off, `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot "
     "move. The move box suggests your legal plays as you type (`8/` shows the plays from the "

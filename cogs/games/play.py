@@ -16,7 +16,7 @@ from app.play import AbortAlreadyAsked
 from app.records import duration
 from app.table import Action, Game, Outcome
 from discord_ui.boards import NO_PINGS, clip, ping
-from discord_ui.common import anywhere, mention, message_link
+from discord_ui.common import anywhere, mention, message_link, scope
 from discord_ui.looks import player_theme
 from discord_ui.report_messages import record_message, replay_message, review_message
 from engine import builder
@@ -332,7 +332,7 @@ class PlayCommands(GamesBase):
         self, interaction: discord.Interaction[Any], action: str, game_id: int
     ) -> None:
         """A result card's buttons: the review, replay and record privately; a rematch."""
-        guild_id = interaction.guild_id
+        guild_id = scope(interaction)  # a practice game's buttons: its player's, anywhere
         if action == "rematch":
             await self._rematch(interaction, game_id)
             return
@@ -348,9 +348,10 @@ class PlayCommands(GamesBase):
             text, file = replay_message(job, await self.reports.replay(job))
             await interaction.followup.send(text, file=file, ephemeral=True)
         else:
-            assert guild_id is not None
             made = await self.league.record(
-                await self.league.record_request(guild_id, game_id, mat=False)
+                await self.league.record_request(
+                    guild_id, game_id, mat=False, user_id=interaction.user.id
+                )
             )
             text, file = record_message(made)
             await interaction.followup.send(text, file=file, ephemeral=True)

@@ -158,8 +158,15 @@ async def test_a_game_in_the_bot_dm_is_practice_apart_from_the_server(
     # Its player has its record in the DM, and a rematch starts there at once.
     record = await reply_of(await fake.slash_anywhere(alice, dm, "record", game=game.id))
     assert record.message is not None and record.message.attachments, record.content
-    review = await reply_of(await fake.slash_anywhere(alice, dm, "review", game=game.id))
+    # A review takes seconds of a worker per decision (more on a busy machine).
+    asked = await fake.slash_anywhere(alice, dm, "review", game=game.id)
+    review = await reply_of(asked, timeout=COMPUTER_TURN_TIMEOUT * 3)
     assert review.message is not None and review.message.embeds, review.content
+    # The result card's Record button works there too, for its player.
+    button = next(c for c in final.custom_ids() if c.startswith("bg:res:record:"))
+    click = await fake.click(alice, final, button)
+    (sent,) = await click.wait_followups(1, TIMEOUT)
+    assert sent.ephemeral and sent.attachments, sent.content
     # Nobody else's: bob's DM does not find alice's practice game.
     bobs = await refused(
         await fake.slash_anywhere(bob, fake.dm_channel(bob), "record", game=game.id)

@@ -17,10 +17,10 @@ from engine.game import DOUBLE, MOVE, ROLL, GameState
 from storage import NO_GUILD, Database, Game, Storage
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import InteractionHandle
-from tests.fake_discord.models import FakeChannel, FakeUser
+from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 from tests.fake_discord.server import UnknownCommandError
 
-from .harness import TIMEOUT, BotProcess, best_play, bot_in_process, reply_of
+from .harness import TIMEOUT, BotProcess, best_play, bot_in_process, eventually, reply_of
 
 COMPUTER_TURN_TIMEOUT = 60.0
 
@@ -102,6 +102,47 @@ async def play_turns(
         if current is None:
             return None
     return current
+
+
+def components(items: list[dict[str, object]]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for item in items:
+        out.append(item)
+        children = item.get("components")
+        if isinstance(children, list):
+            out.extend(components(children))
+    return out
+
+
+async def click_to_play(
+    fake: FakeDiscord, db: Storage, user: FakeUser, board: FakeMessage, game: Game
+) -> Game:
+    """The board's Play button, the first offered step until the play is whole, Confirm;
+    returns the game once the computer has answered."""
+    state = GameState.from_json(game.state_json)
+    assert state.phase == MOVE and state.mover == 0, "the player is not to move"
+    play = next(c for c in board.custom_ids() if c.startswith("bg:play:"))
+    builder = await (await fake.click(user, board, play)).wait_original()
+    await eventually(lambda: not builder.loading, "the move builder")
+    assert builder.ephemeral and builder.attachments
+    for _ in range(12):
+        menus = [c for c in components(builder.components) if c.get("type") == 3]
+        if not menus:
+            break
+        options = menus[0]["options"]
+        assert isinstance(options, list) and options
+        before = builder.edit_count
+        await fake.select(user, builder, str(menus[0]["custom_id"]), [options[0]["value"]])
+        await eventually(lambda b=before: builder.edit_count > b, "the builder to change")
+    confirm = next(
+        c
+        for c in components(builder.components)
+        if str(c.get("custom_id", "")).startswith("bg:mb:confirm")
+    )
+    await (await fake.click(user, builder, str(confirm["custom_id"]))).wait_initial(TIMEOUT)
+    answered = await settled(db, game)
+    assert answered is not None, "the game ended on the clicked play"
+    return answered
 
 
 def channel_calls(fake: FakeDiscord, channel: FakeChannel) -> list[str]:
@@ -226,6 +267,8 @@ async def test_user_install_in_a_server_without_the_bot(
         assert time.monotonic() < end, "/board did not become the live board"
         await asyncio.sleep(0.02)
     assert resumed.version == current.version  # nothing lost
+    # The live board's buttons work there: Play opens the private move builder, Confirm plays.
+    resumed = await click_to_play(fake, db, carol, posted, resumed)
     live = fake.get_message(resumed.board_message_id or 0)
     assert live is not None and not live.ephemeral and live.attachments
     # It goes on from there, to the end, through the new interactions only.

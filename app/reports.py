@@ -225,7 +225,7 @@ class Reports:
     async def replay_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
         """Check that the game can be replayed for ``user_id`` now (raises
         :class:`RateLimited` or :class:`Busy` rather than queue more work)."""
-        found = await self.games.on_server(guild_id, number)
+        found = await self.games.on_server(guild_id, number, user_id=user_id)
         state = state_or_none(found)
         if state is None or not state.record:
             raise NothingToReplay(found)
@@ -317,7 +317,7 @@ class Reports:
     # --- reviews ------------------------------------------------------------------------------
 
     async def review_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
-        found = await self.games.on_server(guild_id, number)
+        found = await self.games.on_server(guild_id, number, user_id=user_id)
         state = state_or_none(found)
         if found.status == "active":
             raise GameInProgress(found)

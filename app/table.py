@@ -27,7 +27,7 @@ from render.pool import RenderPool, RenderPoolClosed
 from storage import Challenge as Challenge
 from storage import FinishedGame as FinishedGame
 from storage import Game as Game
-from storage import MatchResult, NewMove, Storage
+from storage import GameContext, MatchResult, NewMove, Storage
 
 log = logging.getLogger(__name__)
 
@@ -191,9 +191,11 @@ class GameTable:
         *,
         ai_level: str | None = None,
         thread_id: int | None = None,
+        context: GameContext = "guild",
     ) -> Outcome:
         """Create the game for an accepted challenge (challenger in the first seat); in the
         thread ``thread_id`` opened for it, if given, else in the challenge's channel.
+        ``context``: where it is played (outside a server: no guild, never rated).
 
         With ``ai_level`` the opponent is the computer (the challenge's opponent is the bot
         itself): the game is not rated. A challenge with hints is not rated either.
@@ -224,6 +226,7 @@ class GameTable:
             hints=challenge.hints or ai_level is not None,
             owe_board=True,  # paid when the first board is out (see Storage.list_owed_boards)
             parent_channel_id=None if thread_id is None else challenge.channel_id,
+            context=context,
         )
         outcome = Outcome(game, state, events)
         if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll

@@ -17,7 +17,7 @@ from discord.ext import commands
 from app.analysis import Analyst, analysis_text, deep_hint_text
 from app.reports import Reports, hint_lines, review_text
 from app.services import Services
-from discord_ui.common import game_choices
+from discord_ui.common import anywhere, game_choices, scope
 from discord_ui.options import GameNumber
 from discord_ui.report_messages import replay_message, review_message, unit_note
 from discord_ui.review_pages import ReviewPageButton, mistake_browser, send_mistakes
@@ -46,19 +46,19 @@ class Coach(commands.Cog):
     ) -> list[app_commands.Choice[int]]:
         return game_choices(
             await self.reports.games.recent_choices(
-                interaction.guild_id, interaction.user.id, current
+                scope(interaction), interaction.user.id, current
             )
         )
 
     @app_commands.command(name="replay", description="An animated replay of a game")
     @app_commands.describe(game="The game number (see /history)")
-    @app_commands.guild_only()
+    @anywhere
     async def replay(
         self,
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.replay_job(interaction.guild_id, game, interaction.user.id)
+        job = await self.reports.replay_job(scope(interaction), game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         gif = await self.reports.replay(job)
         text, file = replay_message(job, gif)
@@ -82,7 +82,7 @@ class Coach(commands.Cog):
             app_commands.Choice(name="deep (rollouts, a few seconds)", value="deep"),
         ]
     )
-    @app_commands.guild_only()
+    @anywhere
     async def hint(self, interaction: discord.Interaction[Any], depth: str = "quick") -> None:
         assert interaction.channel_id is not None
         job = await self.reports.hint_job(interaction.channel_id, interaction.user.id)
@@ -141,13 +141,13 @@ class Coach(commands.Cog):
 
     @app_commands.command(name="review", description="Mistakes, equity lost and luck of a game")
     @app_commands.describe(game="The game number (see /history)")
-    @app_commands.guild_only()
+    @anywhere
     async def review(
         self,
         interaction: discord.Interaction[Any],
         game: GameNumber,
     ) -> None:
-        job = await self.reports.review_job(interaction.guild_id, game, interaction.user.id)
+        job = await self.reports.review_job(scope(interaction), game, interaction.user.id)
         await interaction.response.defer(thinking=True)
         done = await self.reports.review(job)
         embed, file = review_message(done)

@@ -34,7 +34,7 @@ from app.seasons import SeasonPage
 from app.services import Services
 from app.settings import GuildSettings, NotAServerManager
 from discord_ui.boundary import tell_user
-from discord_ui.common import game_choices, guarded, mention
+from discord_ui.common import anywhere, game_choices, guarded, mention, scope
 from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
 from discord_ui.looks import ServerTheme, known_theme, theme_label
 from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
@@ -304,23 +304,24 @@ class League(commands.Cog):
 
     @app_commands.command(name="stats", description="A player's ratings and statistics")
     @app_commands.describe(user="Whose statistics (default: yours)")
-    @app_commands.guild_only()
+    @anywhere
     async def stats(
         self, interaction: discord.Interaction[Any], user: discord.User | None = None
     ) -> None:
-        assert interaction.guild_id is not None
+        guild_id = scope(interaction)
         target = self._target(interaction, user)
-        found = await self.league.statistics(interaction.guild_id, target.id)
-        rows, computer = found.rows, found.computer
+        found = await self.league.statistics(guild_id, target.id, asked_by=interaction.user.id)
+        rows, computer, practice = found.rows, found.computer, found.practice
         puzzles = await self.puzzles.record(target.id)
         name = self._name(target)
-        if not rows and not computer and not puzzles.answered:
+        if not rows and not computer and not practice and not puzzles.answered:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
-            await interaction.response.send_message(
-                f"{who} not finished a rated game on this server yet. "
-                "Challenge someone with /challenge!",
-                ephemeral=True,
+            what = (
+                "a rated game on this server yet. Challenge someone with /challenge!"
+                if guild_id
+                else "a game against the computer here yet. Play one with /challenge!"
             )
+            await interaction.response.send_message(f"{who} not finished {what}", ephemeral=True)
             return
         embed = discord.Embed(title=f"Statistics: {name}", colour=discord.Colour.blurple())
         for stats in rows[:24]:
@@ -335,6 +336,18 @@ class League(commands.Cog):
                 ),
                 inline=False,
             )
+        if practice:
+            # Games of no server (the bot's DM, the app installed to the player): never rated,
+            # never on a server's leaderboard, shown apart.
+            embed.add_field(
+                name="Practice (direct messages and elsewhere, not rated)",
+                value="\n".join(
+                    f"{r.level}: {plural(r.games, 'game')} · {r.wins} W · "
+                    f"{r.losses} L" + (f" · {r.draws} D" if r.draws else "")
+                    for r in practice
+                ),
+                inline=False,
+            )
         if puzzles.answered:
             embed.add_field(name="Puzzles", value=record_line(puzzles), inline=False)
         embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
@@ -343,7 +356,7 @@ class League(commands.Cog):
             return
         # The rating histories and the chart can take a while on a busy bot: answer first.
         await interaction.response.defer(thinking=True)
-        chart = await self.league.rating_picture(interaction.guild_id, target.id, rows, name)
+        chart = await self.league.rating_picture(guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
         await interaction.followup.send(
             embed=embed,
@@ -390,16 +403,17 @@ class League(commands.Cog):
         format="text (default), or mat: a backgammon match file for GNU Backgammon, XG, ...",
     )
     @app_commands.choices(format=RECORD_FORMATS)
-    @app_commands.guild_only()
+    @anywhere
     async def record(
         self,
         interaction: discord.Interaction[Any],
         game: GameNumber,
         format: app_commands.Choice[str] | None = None,
     ) -> None:
-        assert interaction.guild_id is not None
         mat = format is not None and format.value == "mat"
-        request = await self.league.record_request(interaction.guild_id, game, mat=mat)
+        request = await self.league.record_request(
+            scope(interaction), game, mat=mat, user_id=interaction.user.id
+        )
         # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
         await interaction.response.defer(thinking=True)
         made = await self.league.record(request)
@@ -413,9 +427,7 @@ class League(commands.Cog):
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[int]]:
         return game_choices(
-            await self.league.games.recent_choices(
-                interaction.guild_id, interaction.user.id, current
-            )
+            await self.league.games.recent_choices(scope(interaction), interaction.user.id, current)
         )
 
     # --- settings -----------------------------------------------------------------------------

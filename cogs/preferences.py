@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from app.services import Services
 from app.settings import PING_CHOICES, PlayerPreferences, Preferences
+from discord_ui.common import anywhere
 from discord_ui.looks import PlayerTheme, known_theme, theme_label
 
 
@@ -68,6 +69,7 @@ class PreferencesCog(commands.Cog, name="Preferences"):
             app_commands.Choice(name="never", value="never"),
         ]
     )
+    @anywhere
     async def preferences(
         self,
         interaction: discord.Interaction[Any],

@@ -22,11 +22,14 @@ from storage.errors import (
     StorageError,
 )
 from storage.models import (
+    GAME_CONTEXTS,
+    NO_GUILD,
     OVERALL,
     Challenge,
     ComputerRecord,
     FinishedGame,
     Game,
+    GameContext,
     GuildSettings,
     ImportedGame,
     LeaderboardRow,
@@ -46,6 +49,8 @@ from storage.models import (
 )
 
 __all__ = [
+    "GAME_CONTEXTS",
+    "NO_GUILD",
     "OVERALL",
     "Challenge",
     "ChannelBusyError",
@@ -55,6 +60,7 @@ __all__ = [
     "DatabaseGoneError",
     "FinishedGame",
     "Game",
+    "GameContext",
     "GuildSettings",
     "ImportedGame",
     "InvalidInputError",

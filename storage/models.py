@@ -21,6 +21,12 @@ OVERALL = "overall"
 
 GameStatus = Literal["active", "finished", "aborted"]
 ChallengeStatus = Literal["open", "accepted", "declined", "expired", "cancelled"]
+#: Where a game is played: a server with the bot, the bot's DM, or only through the
+#: interactions of a player who installed the app to their account (see migration 0011).
+GameContext = Literal["guild", "dm", "user"]
+GAME_CONTEXTS: tuple[GameContext, ...] = ("guild", "dm", "user")
+#: The guild_id of the games and challenges of no server (Discord ids are never 0).
+NO_GUILD = 0
 
 GAME_STATUSES: frozenset[str] = frozenset({"active", "finished", "aborted"})
 CHALLENGE_STATUSES: frozenset[str] = frozenset(
@@ -147,6 +153,19 @@ class Game:
     #: The channel whose challenge opened this game's thread (``channel_id`` is the thread);
     #: None when the game is played in the channel itself.
     parent_channel_id: int | None = None
+    #: Where it is played; outside ``"guild"`` it belongs to no server (``guild_id`` 0).
+    context: GameContext = "guild"
+
+    @property
+    def in_server(self) -> bool:
+        """Played in a server with the bot (rated if agreed, on its leaderboard and /games)."""
+        return self.context == "guild"
+
+    @property
+    def channel_reachable(self) -> bool:
+        """Whether the bot may post and edit in the game's channel itself; False: only the
+        players' interactions (responses and their follow-ups) reach it."""
+        return self.context != "user"
 
     @property
     def home_channel_id(self) -> int:

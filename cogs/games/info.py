@@ -11,7 +11,7 @@ from ai.types import LEVELS
 from app.computer import LEVEL_ABOUT
 from app.table import Game, GameTable
 from discord_ui.boards import NO_PINGS, actor_id
-from discord_ui.common import mention
+from discord_ui.common import anywhere, mention
 from discord_ui.options import Variant
 from engine import get_variant
 from render.game_scene import plural
@@ -47,7 +47,9 @@ HELP_LINES = (
     "channel. `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`); "
     "`hints:true` lets both players use `/hint` (the game is then not rated).",
     "**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not "
-    "rated, `/hint` allowed). Levels, weakest first: {levels}.",
+    "rated, `/hint` allowed). In the bot's direct messages, or anywhere with the app added to "
+    "your account, `/challenge variant` alone plays the computer (practice, shown apart in "
+    "`/stats`). Levels, weakest first: {levels}.",
     "**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` "
     "bears off, `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot "
     "move. The move box suggests your legal plays as you type (`8/` shows the plays from the "
@@ -101,6 +103,7 @@ class InfoCommands(GamesBase):
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
+    @anywhere
     async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
@@ -127,6 +130,7 @@ class InfoCommands(GamesBase):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with this bot")
+    @anywhere
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
         await interaction.response.send_message(embed=embed, ephemeral=True)

@@ -27,7 +27,16 @@ from storage.checks import (
 )
 from storage.core import Tx, UniqueViolation
 from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
-from storage.models import FinishedGame, Game, MatchResult, Move, NewMove
+from storage.models import (
+    GAME_CONTEXTS,
+    NO_GUILD,
+    FinishedGame,
+    Game,
+    GameContext,
+    MatchResult,
+    Move,
+    NewMove,
+)
 from storage.repos.ratings import RatingsRepository
 from storage.repos.tournaments import record_match_aborted, record_match_result
 from storage.rows import GAME_COLUMNS, game_from_row
@@ -78,6 +87,7 @@ class GameRepository(RatingsRepository):
         owe_board: bool = False,
         parent_channel_id: int | None = None,
         pairing_id: int | None = None,
+        context: GameContext = "guild",
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
 
@@ -91,9 +101,15 @@ class GameRepository(RatingsRepository):
         (:class:`ConflictError` if it is not open or has expired).
         ``pairing_id``: the game is that tournament match's, which is marked started with it
         (:class:`ConflictError` if that match has a game already or is over).
+        ``context``: where it is played (:data:`storage.models.GameContext`); a game outside a
+        server (``"dm"``, ``"user"``) has ``guild_id`` :data:`NO_GUILD` and is never rated.
         Raises :class:`ChannelBusyError` if the channel already has an active game.
         """
         check_id("guild_id", guild_id)
+        if context not in GAME_CONTEXTS:
+            raise InvalidInputError(f"unknown game context {context!r}")
+        if context != "guild" and (guild_id != NO_GUILD or rated):
+            raise InvalidInputError("a game outside a server has guild_id 0 and is not rated")
         check_id("channel_id", channel_id)
         check_variant(variant)
         check_id("player_x", player_x)
@@ -116,9 +132,9 @@ class GameRepository(RatingsRepository):
                     "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
                     "match_length, status, state_json, version, board_message_id, created_at, "
                     "last_action_at, ai_level, rated, hints, board_owed_version, "
-                    "parent_channel_id) "
+                    "parent_channel_id, context) "
                     "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?, "
-                    f"{'0' if owe_board else 'NULL'}, ?) RETURNING id",
+                    f"{'0' if owe_board else 'NULL'}, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -134,6 +150,7 @@ class GameRepository(RatingsRepository):
                         int(bool(rated)),
                         int(bool(hints)),
                         parent_channel_id,
+                        context,
                     ),
                 )
             except UniqueViolation as exc:
@@ -187,6 +204,7 @@ class GameRepository(RatingsRepository):
             bool(hints),
             0 if owe_board else None,
             parent_channel_id,
+            context,
         )
 
     async def get_game(self, game_id: int) -> Game | None:

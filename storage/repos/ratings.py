@@ -27,6 +27,7 @@ from storage.checks import (
 from storage.core import StorageCore, Tx
 from storage.errors import InvalidInputError
 from storage.models import (
+    NO_GUILD,
     OVERALL,
     ComputerRecord,
     Game,
@@ -276,6 +277,11 @@ class RatingsRepository(StorageCore):
             games, wins, draws = int(games), int(wins or 0), int(draws or 0)
             out.append(ComputerRecord(level, games, wins, games - wins - draws, draws))
         return out
+
+    async def practice_record(self, user_id: int) -> list[ComputerRecord]:
+        """``user_id``'s finished games of no server (the bot's DM, the app installed to their
+        account) against each level of the computer: never in a server's ratings."""
+        return await self.computer_record(NO_GUILD, user_id)
 
     # ------------------------------------------------------------------ writes
 

@@ -79,11 +79,14 @@ def probe_compiler(cc: list[str]) -> None:
 def compile_into(target: Path) -> None:
     """The compilation itself (run in a child process, whose output goes to a log)."""
     from mypyc.build import mypycify
-    from setuptools import setup
+    from setuptools import Extension, setup
 
     os.chdir(ROOT)
     sources = native.compiled_sources()
     extensions = mypycify(sources, group_name=GROUP, target_dir=str(WORK / "c"), opt_level="3")
+    for path in native.kernel_sources():  # engine/_classic_kernel.c -> engine._classic_kernel
+        name = path.removesuffix(".c").replace("/", ".")
+        extensions.append(Extension(name, [path], extra_compile_args=["-O2"]))
     setup(
         name="fast-engine",
         ext_modules=extensions,
@@ -126,6 +129,7 @@ def build(compiler: str) -> float:
     probe = (
         "import engine; from engine import legal_plays, get_variant, Roll; "
         "assert engine.native.kind == 'compiled', engine.native.reason; "
+        "assert engine.movegen._KERNEL is not None, 'no C kernel'; "
         "p = get_variant('classic').initial_position(); "
         "assert sorted(x.text for x in legal_plays(p, Roll(6, 5)))[0] == '13/2', 'wrong plays'"
     )

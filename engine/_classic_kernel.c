@@ -285,7 +285,10 @@ static int read_position(PyObject *pos, Board *b, long *x_off, long *o_off) {
     b->x[BAR] = (unsigned char)x_bar;
     b->o_bar = (unsigned char)o_bar;
     b->x[0] = (unsigned char)*x_off;
-    return 1;
+    /* At most fifteen X checkers: no point can then grow past MAX_STACK (stacks are indices). */
+    int x_total = 0;
+    for (int p = 0; p <= BAR; p++) x_total += b->x[p];
+    return x_total <= MAX_STACK;
 }
 
 static PyObject *build_result(PyObject *pos, int plain_roll, long x_off, long o_off) {

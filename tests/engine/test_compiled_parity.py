@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import format_position, native
+from engine import Position, Roll, format_position, legal_plays, make_position, native
 from engine.game import MOVE, ROLL, GameState
 from engine.variants import VARIANTS
 from tests.engine.compiled_build import require_compiled_build
@@ -114,3 +114,25 @@ def test_a_large_random_sample(variant: str, tmp_path: Path) -> None:
     require_compiled_build()
     seed = SEED + 100 + list(VARIANTS).index(variant)
     _assert_same(_sampled_requests(variant, 2000, seed), tmp_path)
+
+
+def test_the_classic_kernel_leaves_other_boards_to_the_python_search() -> None:
+    """engine/_classic_kernel.c answers None (the Python search then runs) for a board it was not
+    written for, instead of reading past its tables."""
+    require_compiled_build()
+    from engine import movegen
+
+    if movegen._KERNEL is None:
+        pytest.skip("this test process runs the pure engine")
+    empty = ("",) * 25
+    for board in (
+        make_position("classic", {6: "X" * 15, 5: "X" * 5}),  # 20 X checkers
+        make_position("classic", {6: "XO"}),  # a mixed stack
+        make_position("classic", {6: "Z"}),
+        Position("classic", empty, (1, 0), (1, 0), (0, 0), (False, False)),  # a reserve
+        Position("classic", empty[:24], (0, 0), (0, 0), (0, 0), (False, False)),
+    ):
+        assert movegen._KERNEL.classic_leaves(board, (6, 5), True) is None, board
+    crowded = make_position("classic", {6: "X" * 15, 5: "X" * 5})
+    plays = legal_plays(crowded, Roll(6, 5))  # answered by the Python search
+    assert sorted(p.text for p in plays) == ["6/1 6/off", "6/off 5/off"]

@@ -111,6 +111,9 @@ class Variant:
     stacks_mix: ClassVar[bool] = False
     #: Standard backgammon, which gnubg's position and match IDs and the .mat format describe.
     has_gnubg_ids: ClassVar[bool] = False
+    #: The compiled build's hand-written search for this variant's plain rolls ("classic":
+    #: engine/_classic_kernel.c), used by ``legal_plays`` when the build has it; "" for none.
+    native_kernel: ClassVar[str] = ""
 
     @property
     def entry_pile(self) -> str | None:

@@ -91,10 +91,10 @@ Hours = app_commands.Transform[int, WholeNumber("The number of hours", 1, MAX_HO
 ChallengeMinutes = app_commands.Transform[
     int, WholeNumber("The number of minutes", 1, MAX_CHALLENGE_MINUTES)
 ]
+SeasonMonths = app_commands.Transform[int, WholeNumber("The number of months", 1, 12)]
 
 
-#: What each plain option type arrives as (JSON); entities (users, channels...) are checked by
-#: discord.py's own transformers, and refused through the error boundary.
+#: What each plain option type arrives as (JSON); entities (users, channels...) arrive as ids.
 _ARRIVES_AS: dict[discord.AppCommandOptionType, tuple[tuple[type, ...], str]] = {
     discord.AppCommandOptionType.boolean: ((bool,), "true or false"),
     discord.AppCommandOptionType.string: ((str,), "text"),

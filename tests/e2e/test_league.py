@@ -22,7 +22,7 @@ from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import Callback, InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, Table, final_callback, mover_user
+from .harness import TIMEOUT, Table, eventually, final_callback, mover_user, png_of
 
 MANAGE_GUILD = 1 << 5
 RANK_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> · \*\*(\d+)(\??)\*\*")
@@ -30,6 +30,14 @@ RANK_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> · \*\*(\d+)(\??)\*\*")
 
 async def answer(handle: InteractionHandle) -> Callback:
     return await final_callback(handle)
+
+
+async def claimed_board(handle: InteractionHandle) -> FakeMessage:
+    """A claim that succeeds ends the game like any other end: its private "thinking" goes and
+    the final board is a new public message, the command's follow-up."""
+    (board,) = await handle.wait_followups(1, timeout=TIMEOUT)
+    assert not any(m.ephemeral for m in handle.messages), "the private thinking was left behind"
+    return board
 
 
 async def play_and_resign(
@@ -297,11 +305,26 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     assert await table.game() is not None
 
     bot.table.clock = later(72 * 3600 + 60)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    content = claimed.content or ""
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
+    content = claimed.content
     assert not claimed.ephemeral and "claims the game on time" in content, content
     assert "Game over" in content and "(timeout)" in content and "Ratings:" in content
-    assert claimed.files and claimed.files[0].data.startswith(b"\x89PNG")
+    assert (png_of(claimed) or b"").startswith(b"\x89PNG")
+    assert [c.split(":")[2] for c in claimed.custom_ids()] == [
+        "rematch",
+        "review",
+        "replay",
+        "record",
+    ]
+    # Played in a thread: the channel it came from gets the result card, with the same buttons.
+    home = table.home
+    assert home is not None and table.channel.parent_id == home.id
+
+    def cards() -> list[FakeMessage]:
+        return [m for m in fake.messages_in(home) if "Game over" in m.content]
+
+    await eventually(lambda: len(cards()) == 1, "the result card in the channel")
+    assert cards()[0].custom_ids() == claimed.custom_ids()
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert (finished.result_kind, finished.winner_id) == ("timeout", waiting.id)
@@ -326,8 +349,8 @@ async def test_claim_in_a_match_forfeits_the_match(
     idle = mover_user(game, state, table.users)
     waiting = table.bob if idle is table.alice else table.alice
     bot.table.clock = later(80 * 3600)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "wins the match" in (claimed.content or "")
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
+    assert not claimed.ephemeral and "wins the match" in claimed.content
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.winner_id == waiting.id
     assert finished.result_kind == "timeout"
@@ -460,6 +483,9 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "10 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "Manage Server",
+        "a calendar month",
+        "off",  # the daily puzzle
     ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
@@ -475,10 +501,15 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "30 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "Manage Server",
+        "a calendar month",
+        "off",  # the daily puzzle
     ]
     # Threads can be turned off: games then stay in the channel of the challenge.
     off = await answer(await fake.slash(admin, fake.general, "settings", threads=False))
-    assert embed_of(off)["fields"][-1]["value"] == "in the channel of the challenge"
+    assert embed_of(off)["fields"][4]["value"] == "in the channel of the challenge"
+    seasons = await answer(await fake.slash(admin, fake.general, "settings", season_months=3))
+    assert embed_of(seasons)["fields"][-2]["value"] == "3 calendar months"
     assert not (await bot.services.db.get_guild_settings(fake.guild.id)).game_threads
     now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)
@@ -495,6 +526,6 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     early = await answer(await fake.slash(waiting, table.channel, "claim"))
     assert early.ephemeral and "needs 5 h" in (early.content or "")
     bot.table.clock = later(5 * 3600 + 60)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "(timeout)" in (claimed.content or "")
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
+    assert not claimed.ephemeral and "(timeout)" in claimed.content
     assert fake.errors == []

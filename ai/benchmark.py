@@ -323,6 +323,7 @@ def build(
     directory: Path = BENCHMARK_DIR,
     stop_at: float | None = None,
     add: int | None = None,
+    pairs: Sequence[tuple[str, str]] = PAIRS,
     log: Callable[[str], None] = print,
 ) -> int:
     """Append decisions to the variant's benchmark until it holds ``target`` (or ``add`` more
@@ -338,7 +339,7 @@ def build(
         while have < target and (add is None or made < add):
             if stop_at is not None and time.time() >= stop_at:
                 break
-            pair = PAIRS[game % len(PAIRS)]
+            pair = pairs[game % len(pairs)]
             rng = random.Random(_seed("pick", settings.seed, variant_id, game))
             found = game_decisions(variant_id, pair, _seed("game", settings.seed, variant_id, game))
             picked = sorted(

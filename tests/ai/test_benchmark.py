@@ -217,3 +217,36 @@ def test_build_writes_the_shape_and_resumes(tmp_path: Path) -> None:
     assert json.loads(lines[2])["source"]["game"] > last_game
     # Full: nothing more to do.
     assert build("pin", 3, TINY, directory=tmp_path, pairs=pairs, log=lambda _: None) == 3
+
+
+def test_command_line_build_and_meta(tmp_path: Path) -> None:
+    args = [sys.executable, "-m", "ai", "benchmark", "build", "--dir", str(tmp_path)]
+    flags = ["--decisions", "1", "--per-game", "1", "--screen", "2", "--truncate", "1"]
+    proc = subprocess.run(
+        [*args, "--variant", "dutch", *flags, "--max-blocks", "1"],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert len(read_benchmark(path_for("dutch", tmp_path))) == 1
+    meta = json.loads((tmp_path / "dutch.meta.json").read_text())
+    assert meta["decisions"] == 1
+    assert meta["settings"]["truncate"] == 1
+    assert meta["command"].startswith("python -m ai benchmark build --variant dutch")
+    bad = subprocess.run(
+        [*args, "--variant", "chess"], capture_output=True, cwd=ROOT, timeout=60, check=False
+    )
+    assert bad.returncode == 2 and b"unknown variant" in bad.stderr
+
+
+def test_trial_values_are_the_rollouts_trials() -> None:
+    from ai.rollout import rollout, trial_values
+
+    rules = get_variant("blocking")
+    pos, roll, plays = mid_game("blocking", 4)
+    done = rollout(rules, pos, roll, trials=4, truncate=2, candidates=None, seed=5)
+    values = trial_values(rules, pos, roll, plays, trials=4, truncate=2, seed=5)
+    means = {p.text: sum(v) / len(v) for p, v in zip(plays, values, strict=True)}
+    assert {r.play.text: r.equity for r in done.plays} == pytest.approx(means)

@@ -9,8 +9,9 @@ of a win in the Pin games), so the figures of all seven variants read alike.
 
 The **error rate** is the mean scaled loss per decision in thousandths of a game
 (``ERROR_SCALE``: gnubg's and XG's "error rate" is thousandths of a point), with a 95 % interval
-from the spread of the losses over the decisions (the rollouts' own errors are left out: they
-are small beside it, and shared by every player). A **blunder** is a scaled loss of at least
+from the spread of the losses over the games the decisions come from (cluster-robust: a game's
+decisions are alike; the rollouts' own errors are left out, they are shared by every player).
+A **blunder** is a scaled loss of at least
 ``BLUNDER`` (0.08 of a game, XG's threshold for a blunder at a single game).
 
 A play that is not one of the rolled-out candidates is charged at least the worst candidate's
@@ -68,13 +69,31 @@ class LevelScore:
     outside: int
     #: Each decision's scaled loss (for paired comparisons of two players).
     losses: tuple[float, ...]
+    #: Each decision's game (its interval is taken over games), or None.
+    groups: tuple[object, ...] | None = None
 
 
-def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """The mean and its 95 % interval (normal approximation)."""
+def mean_interval(
+    values: Sequence[float], groups: Sequence[object] | None = None
+) -> tuple[float, float, float]:
+    """The mean and its 95 % interval (normal approximation).
+
+    ``groups`` (each value's game): decisions of one game are alike, so the error is taken
+    from the games' summed deviations (a cluster-robust standard error), which is wider than
+    treating every decision as independent when there are few games."""
     n = len(values)
     mean = statistics.fmean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(n) if n > 1 else math.inf
+    if n < 2:
+        return mean, -math.inf, math.inf
+    if groups is None or len(set(groups)) < 2:
+        half = 1.96 * statistics.stdev(values) / math.sqrt(n)
+        return mean, mean - half, mean + half
+    sums: dict[object, float] = {}
+    for x, g in zip(values, groups, strict=True):
+        sums[g] = sums.get(g, 0.0) + (x - mean)
+    k = len(sums)
+    variance = k / (k - 1) * sum(v * v for v in sums.values()) / (n * n)
+    half = 1.96 * math.sqrt(variance)
     return mean, mean - half, mean + half
 
 
@@ -90,10 +109,15 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
 
 
 def summarise(
-    level: str, losses: Sequence[float], raw: Sequence[float], outside: int
+    level: str,
+    losses: Sequence[float],
+    raw: Sequence[float],
+    outside: int,
+    groups: Sequence[object] | None = None,
 ) -> LevelScore:
-    """A player's scores from its scaled (fraction of a game) and raw losses per decision."""
-    mean, low, high = mean_interval(losses)
+    """A player's scores from its scaled (fraction of a game) and raw losses per decision
+    (``groups``: each decision's game, for the interval)."""
+    mean, low, high = mean_interval(losses, groups)
     hits = sum(1 for x in losses if x >= BLUNDER - 1e-12)
     b_low, b_high = wilson(hits, len(losses))
     return LevelScore(
@@ -108,6 +132,7 @@ def summarise(
         blunders_high=b_high,
         outside=outside,
         losses=tuple(losses),
+        groups=None if groups is None else tuple(groups),
     )
 
 
@@ -185,7 +210,8 @@ def score_variant(
             outside += out_of_set
             raw.append(loss)
             losses.append(loss / stake)
-        out.append(summarise(level, losses, raw, outside))
+        games = [d.source.get("game") for d, *_ in prepared]
+        out.append(summarise(level, losses, raw, outside, games))
     return out
 
 
@@ -202,7 +228,7 @@ def paired(a: LevelScore, b: LevelScore, factor: float = 1.0) -> tuple[float, fl
     """``a``'s error rate minus ``factor`` times ``b``'s, decision by decision, with its 95 %
     interval (the same decisions: far tighter than the two intervals apart)."""
     diffs = [x - factor * y for x, y in zip(a.losses, b.losses, strict=True)]
-    mean, low, high = mean_interval(diffs)
+    mean, low, high = mean_interval(diffs, a.groups)
     return ERROR_SCALE * mean, ERROR_SCALE * low, ERROR_SCALE * high
 
 

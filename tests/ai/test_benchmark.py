@@ -250,3 +250,13 @@ def test_trial_values_are_the_rollouts_trials() -> None:
     values = trial_values(rules, pos, roll, plays, trials=4, truncate=2, seed=5)
     means = {p.text: sum(v) / len(v) for p, v in zip(plays, values, strict=True)}
     assert {r.play.text: r.equity for r in done.plays} == pytest.approx(means)
+
+
+def test_interval_over_games() -> None:
+    # Two games of two decisions: 0, 0 and 1, 1. Independent decisions would give a half-width
+    # of 1.96 x 0.577 / 2; over the two games' summed deviations (-1, +1) it is
+    # 1.96 x sqrt(2 / 1 x 2 / 16) = 0.98.
+    mean, low, high = mean_interval([0.0, 0.0, 1.0, 1.0], ["a", "a", "b", "b"])
+    assert (mean, low, high) == pytest.approx((0.5, 0.5 - 0.98, 0.5 + 0.98))
+    score = summarise("x", [0.0, 0.0, 1.0, 1.0], [0.0] * 4, 0, ["a", "a", "b", "b"])
+    assert score.high == pytest.approx(1000 * 1.48)

@@ -392,6 +392,10 @@ def run(settings: Settings, stdin: BinaryIO, stdout: TextIO) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
+    if argv and argv[0] == "benchmark":
+        from ai.benchmark_cli import main as benchmark_main
+
+        return benchmark_main(argv[1:])
     settings = parse_args(argv)
     if settings is None:
         print(USAGE, file=sys.stderr)

@@ -168,6 +168,27 @@ def rollout(
     )
 
 
+def trial_values(
+    rules: Variant,
+    pos: Position,
+    dice: Dice,
+    plays: Sequence[Play],
+    *,
+    trials: int,
+    level: str = EVALUATION,
+    truncate: int = 0,
+    seed: int = 0,
+) -> list[list[float]]:
+    """Each of ``plays``' results per trial (classic on bgsage: per batch of ``BATCH``), the
+    same dice for every play: for callers that pool several seeds' trials themselves (the
+    benchmark builder stops a decision once its best play is separated)."""
+    check_level(level)
+    chosen = [(p, 0.0) for p in plays]
+    if rules.has_cube and _bgsage():
+        return _bgsage_values(rules, pos, chosen, trials, None, level, truncate, seed, None)
+    return _Roller(rules, level, truncate, seed).values(dice, plays, trials, None, None)
+
+
 def _first_looks(
     rules: Variant, pos: Position, dice: Dice, classic: bool
 ) -> list[tuple[Play, float]]:

@@ -404,11 +404,9 @@ class League(commands.Cog):
         await interaction.response.defer(thinking=True)
         boards = Boards(self.bot, self.table, self.server_settings.theme)
         theme = await self.server_settings.theme(outcome.game.guild_id)
-        await interaction.followup.send(
-            "\n".join(lines)[:1900],
-            file=await boards.file(state, theme=theme),
-            allowed_mentions=discord.AllowedMentions.none(),  # the game is over: nobody to act
-        )
+        # The final board, a layout like every board (the game is over: nobody to ping).
+        final = await boards.parts(state, "\n".join(lines), (), theme=theme)
+        await interaction.followup.send(**final.to_send(None))
         await boards.retire(outcome.game.channel_id, claim.board_message_id, "*Claimed on time.*")
 
     # --- settings -----------------------------------------------------------------------------

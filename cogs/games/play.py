@@ -397,12 +397,12 @@ class PlayCommands(GamesBase):
                 f"Live board: https://discord.com/channels/{game.guild_id}/{game.channel_id}/"
                 f"{game.board_message_id}"
             )
-        await interaction.followup.send(
-            "\n".join(line for line in lines if line),
-            file=await self.boards.file(state, theme=theme, viewer=viewer),
-            allowed_mentions=NO_PINGS,
-            ephemeral=not public,
+        # A board like the channel's (a layout in the colour of the player to act), without
+        # buttons: the live board has them.
+        parts = await self.boards.parts(
+            state, "\n".join(line for line in lines if line), (), theme=theme, viewer=viewer
         )
+        await interaction.followup.send(ephemeral=not public, **parts.to_send(None))
         if public:  # the channel has seen the board now
             self._owed_boards.discard(game.channel_id)
             await self.play.board_shown(game)

@@ -75,10 +75,10 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
     (answer,) = await handle.wait_followups(1, timeout=60)
     state = GameState.from_json(game.state_json)
     if state.phase == "move" and len(state.legal_plays()) > 1:
-        assert "Best plays" in answer.content and "1. `" in answer.content
-        assert "win " in answer.content
+        assert "Best plays" in answer.text() and "1. `" in answer.text()
+        assert "win " in answer.text()
     else:
-        assert "Cube" in answer.content or "only legal play" in answer.content
+        assert "Cube" in answer.text() or "only legal play" in answer.text()
     # A spectator, and the people of an ordinary game, are refused.
     carol = fake.add_user("carol")
     spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
@@ -114,10 +114,10 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     hint = await fake.slash(mover, table.channel, "hint")
     await hint.wait_initial(TIMEOUT)
     (answer,) = await hint.wait_followups(1, timeout=60)
-    assert answer.ephemeral and ("Best plays" in answer.content or "only legal" in answer.content)
+    assert answer.ephemeral and ("Best plays" in answer.text() or "only legal" in answer.text())
     await table.act(mover, "resign")  # Dutch: conceded at once
     board = table.last_board
-    assert board is not None and "Game over" in board.content and "Ratings" not in board.content
+    assert board is not None and "Game over" in board.text() and "Ratings" not in board.text()
     assert await bot.services.db.player_stats(fake.guild.id, alice.id) == []
     del table
 

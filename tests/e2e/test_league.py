@@ -48,7 +48,7 @@ async def play_and_resign(
     await table.act(loser, "resign")
     if await table.game() is not None:  # classic and the Pin games: the winner accepts
         await table.press(winner, "rsyes")
-    assert table.last_board is not None and "Game over" in table.last_board.content
+    assert table.last_board is not None and "Game over" in table.last_board.text()
     assert await table.game() is None
     return game.id
 
@@ -363,15 +363,15 @@ async def test_reminders_then_claim_notice_once_per_idle_period(
     assert await cog.sweep() == 1
     reminders = posted(mark)
     assert len(reminders) == 1
-    assert reminders[0].content.startswith(f"<@{idle.id}>, it is your turn")
+    assert reminders[0].text().startswith(f"<@{idle.id}>, it is your turn")
     assert idle in reminders[0].mentions
     assert await cog.sweep() == 0 and len(posted(mark)) == 1  # once per idle period
 
     bot.table.clock = later(73 * 3600)
     assert await cog.sweep() == 1
     notices = posted(mark)[1:]
-    assert len(notices) == 1 and notices[0].content.startswith(f"<@{waiting.id}>")
-    assert "/claim" in notices[0].content
+    assert len(notices) == 1 and notices[0].text().startswith(f"<@{waiting.id}>")
+    assert "/claim" in notices[0].text()
     assert await cog.sweep() == 0
 
     # An action starts a new idle period: the reminder comes again after it.
@@ -382,7 +382,7 @@ async def test_reminders_then_claim_notice_once_per_idle_period(
     bot.table.clock = later(99 * 3600)
     mark = fake.mark()
     assert await cog.sweep() == 1
-    assert len(posted(mark)) == 1 and "it is your turn" in posted(mark)[0].content
+    assert len(posted(mark)) == 1 and "it is your turn" in posted(mark)[0].text()
 
 
 async def test_a_reminder_posted_but_not_recorded_is_not_posted_twice(
@@ -401,7 +401,7 @@ async def test_a_reminder_posted_but_not_recorded_is_not_posted_twice(
     assert await cog.sweep() == 1  # due again: posted again, with the same nonce
     assert fake.nonce_hits == hits + 1
     texts = [
-        m.content
+        m.text()
         for m in fake.messages_in(table.channel)
         if m.id > mark and m.author.id == fake.bot_user.id and m.interaction_id is None
     ]
@@ -422,9 +422,9 @@ async def test_reminder_loop_runs_by_itself(
     bot.table.clock = later(30 * 3600)
     cog.reminder_loop.change_interval(seconds=0.05)
     message = await fake.wait_for_channel_message(
-        table.channel, lambda m: "it is your turn" in m.content, TIMEOUT, after=mark
+        table.channel, lambda m: "it is your turn" in m.text(), TIMEOUT, after=mark
     )
-    assert message.content.startswith(f"<@{idle.id}>")
+    assert message.text().startswith(f"<@{idle.id}>")
 
     async def recorded() -> bool:  # recorded right after the post
         refreshed = await bot.services.db.get_game(game.id)

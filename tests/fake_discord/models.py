@@ -355,6 +355,11 @@ class FakeAttachment:
     def is_png(self) -> bool:
         return png_size(self.data) is not None
 
+    def dimensions(self) -> JSON:
+        """``width`` and ``height`` of a picture (nothing for other files)."""
+        dims = png_size(self.data)
+        return {} if dims is None else {"width": dims[0], "height": dims[1]}
+
     def payload(self) -> JSON:
         data: JSON = {
             "id": str(self.id),
@@ -373,15 +378,15 @@ class FakeAttachment:
 
 
 def iter_components(components: list[Any]) -> Iterator[JSON]:
-    """Every component dict in a tree (action rows, containers, sections, labels...)."""
+    """Every component dict in a tree (action rows, containers, sections, labels...). A media
+    gallery's ``items`` are not components (no type, no id, not counted in the limits)."""
     for comp in components:
         if not isinstance(comp, dict):
             continue
         yield comp
-        for key in ("components", "items"):
-            children = comp.get(key)
-            if isinstance(children, list):
-                yield from iter_components(children)
+        children = comp.get("components")
+        if isinstance(children, list):
+            yield from iter_components(children)
         for key in ("component", "accessory"):
             child = comp.get(key)
             if isinstance(child, dict):

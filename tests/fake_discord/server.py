@@ -94,7 +94,9 @@ from .models import (
 from .signal import Signal
 from .validation import (
     ApiError,
+    check_layout_message,
     form_error,
+    resolve_layout,
     validate_choices,
     validate_command,
     validate_commands,
@@ -1084,6 +1086,9 @@ class FakeDiscord:
             tts=bool(body.get("tts")),
             mentions=self._mentions(body.get("content")),
         )
+        if msg.components_v2:
+            check_layout_message(msg.content, msg.embeds, msg.components)
+            msg.components = resolve_layout(msg.components, msg.attachments)
         reference = body.get("message_reference")
         if isinstance(reference, dict) and reference.get("message_id") is not None:
             target = self._messages.get(int(reference["message_id"]))
@@ -1144,6 +1149,11 @@ class FakeDiscord:
             )
         if not (content or embeds or components or attachments):
             raise ApiError(400, 50006, "Cannot send an empty message")
+        if flags & FLAG_COMPONENTS_V2:
+            # Judged on the message as the edit leaves it: a text message cannot become a
+            # layout while it keeps its text, and the layout's pictures are its attachments.
+            check_layout_message(content, embeds, components)
+            components = resolve_layout(components, attachments)
         was_loading = msg.loading
         msg.content, msg.embeds, msg.components, msg.attachments = (
             content,

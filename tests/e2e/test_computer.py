@@ -286,7 +286,7 @@ async def test_the_computer_accepts_an_offer_to_resign(
 
     # The final board follows the commit; only it keeps buttons (its result card's).
     await eventually(lambda: "Game over" in boards()[-1].text(), "the final board")
-    assert [m for m in boards() if m.components] == [boards()[-1]]
+    assert [m for m in boards() if m.custom_ids()] == [boards()[-1]]
     assert fake.errors == []
 
 

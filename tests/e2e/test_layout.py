@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cogs.games.base import GamesBase
+from discord_ui.client import BackgammonBot
 from engine.game import MOVE, GameState
 from render.game_scene import SEAT_COLOURS
 from render.theme import get_theme
@@ -50,7 +52,7 @@ async def state_of(table: Table) -> GameState:
 
 
 async def test_board_is_a_layout_in_the_colour_of_the_player_to_act(
-    table: Table, fake: FakeDiscord
+    table: Table, fake: FakeDiscord, bot: BackgammonBot
 ) -> None:
     await table.challenge("classic")
     game = await table.game()
@@ -97,4 +99,18 @@ async def test_board_is_a_layout_in_the_colour_of_the_player_to_act(
     assert container_of(second)["accent_color"] == colour_of(after_roll.mover)
     assert [c.split(":")[1] for c in second.custom_ids()] == ["play"]
     assert kinds(second) == [MEDIA_GALLERY, TEXT_DISPLAY, SEPARATOR, ACTION_ROW]
+
+    # As after a restart, the bot no longer remembers what the board shows: it reads the
+    # board back to take its buttons away, and the picture and text stay as they were.
+    games = bot.get_cog("Games")
+    assert isinstance(games, GamesBase)
+    games.boards._faces.clear()
+    shown = second.text()
+    second_item, second_png = picture(second)
+    await table.step()
+    assert table.last_board is not second
+    await eventually(lambda: second.custom_ids() == [], "the second board's buttons cleared")
+    assert kinds(second) == [MEDIA_GALLERY, TEXT_DISPLAY]
+    assert second.text() == shown and picture(second) == (second_item, second_png)
+    assert container_of(second)["accent_color"] == colour_of(after_roll.mover)
     assert fake.errors == []

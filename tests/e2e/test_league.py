@@ -298,7 +298,7 @@ async def test_claim_refused_then_accepted_after_the_timeout(
 
     bot.table.clock = later(72 * 3600 + 60)
     claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    content = claimed.content or ""
+    content = claimed.text()
     assert not claimed.ephemeral and "claims the game on time" in content, content
     assert "Game over" in content and "(timeout)" in content and "Ratings:" in content
     assert claimed.files and claimed.files[0].data.startswith(b"\x89PNG")
@@ -327,7 +327,7 @@ async def test_claim_in_a_match_forfeits_the_match(
     waiting = table.bob if idle is table.alice else table.alice
     bot.table.clock = later(80 * 3600)
     claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "wins the match" in (claimed.content or "")
+    assert not claimed.ephemeral and "wins the match" in claimed.text()
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.winner_id == waiting.id
     assert finished.result_kind == "timeout"
@@ -496,5 +496,5 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     assert early.ephemeral and "needs 5 h" in (early.content or "")
     bot.table.clock = later(5 * 3600 + 60)
     claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "(timeout)" in (claimed.content or "")
+    assert not claimed.ephemeral and "(timeout)" in claimed.text()
     assert fake.errors == []

@@ -393,6 +393,22 @@ def iter_components(components: list[Any]) -> Iterator[JSON]:
                 yield from iter_components([child])
 
 
+def message_text(content: str | None, embeds: list[JSON], components: list[JSON]) -> str:
+    """Content plus embed and text-display texts: what a reader would see."""
+    parts = [content or ""]
+    for embed in embeds:
+        for key in ("title", "description"):
+            if isinstance(embed.get(key), str):
+                parts.append(embed[key])
+        for fld in embed.get("fields", []) or []:
+            if isinstance(fld, dict):
+                parts.extend(str(fld.get(k, "")) for k in ("name", "value"))
+    for comp in iter_components(components):
+        if comp.get("type") == 10 and isinstance(comp.get("content"), str):
+            parts.append(comp["content"])
+    return "\n".join(p for p in parts if p)
+
+
 @dataclass(eq=False)
 class FakeMessage:
     """A stored message. Mutated in place on edits, so references stay current."""
@@ -453,19 +469,9 @@ class FakeMessage:
         return [c["custom_id"] for c in iter_components(self.components) if "custom_id" in c]
 
     def text(self) -> str:
-        """Content plus embed and text-display texts: what a reader would see, for assertions."""
-        parts = [self.content]
-        for embed in self.embeds:
-            for key in ("title", "description"):
-                if isinstance(embed.get(key), str):
-                    parts.append(embed[key])
-            for fld in embed.get("fields", []) or []:
-                if isinstance(fld, dict):
-                    parts.extend(str(fld.get(k, "")) for k in ("name", "value"))
-        for comp in iter_components(self.components):
-            if comp.get("type") == 10 and isinstance(comp.get("content"), str):
-                parts.append(comp["content"])
-        return "\n".join(p for p in parts if p)
+        """What a reader sees, for assertions: the content of a plain message or the text
+        displays of a layout (components V2), with the embeds' texts."""
+        return message_text(self.content, self.embeds, self.components)
 
     def payload(self, *, gateway: bool = False) -> JSON:
         data: JSON = {

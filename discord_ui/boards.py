@@ -302,6 +302,25 @@ class Boards:
         self.note(message.id, parts.face)
         return message
 
+    async def post_card(
+        self,
+        channel_id: int,
+        state: GameState,
+        text: str,
+        buttons: Sequence[discord.ui.Item[Any]],
+        *,
+        theme: str,
+        nonce: str,
+    ) -> discord.Message:
+        """A board's layout without its picture (a result card where the game's thread has
+        the final board): the colour of the winner, ``text`` and ``buttons``. Pings nobody."""
+        face = BoardFace(clip_text(text), seat_colour(theme, seat_to_show(state)), None)
+        message = await self.channel(channel_id).send(
+            view=board_layout(face, buttons), allowed_mentions=NO_PINGS, nonce=nonce
+        )
+        self.note(message.id, face)
+        return message
+
     async def retire(
         self,
         channel_id: int,

@@ -608,8 +608,8 @@ class GamesBase(commands.Cog):
 
     async def _result_card(self, outcome: Outcome) -> None:
         """When a game played in a thread ends, its result card in the channel it came from
-        (the thread's last board is the card there): a board layout in the winner's colour,
-        the final position, the result and the buttons of a finished game."""
+        (the thread's last board is the card there): a board layout in the winner's colour
+        with the result and the buttons of a finished game; the picture stays in the thread."""
         game = outcome.game
         if outcome.finished is None or game.parent_channel_id is None:
             return
@@ -617,8 +617,14 @@ class GamesBase(commands.Cog):
         link = f"<#{game.channel_id}>"
         content = f"{final_text(outcome)}\nPlayed in {link}."
         try:
-            card = await self.boards.public(game, state, content, board_buttons(game, state))
-            await self.boards.post(game.parent_channel_id, card, None, nonce=f"bgr{game.id}"[:25])
+            await self.boards.post_card(
+                game.parent_channel_id,
+                state,
+                content,
+                board_buttons(game, state),
+                theme=await self.boards.theme(game.guild_id),
+                nonce=f"bgr{game.id}"[:25],
+            )
         except discord.HTTPException as exc:
             log.info("could not post the result card of game %s: %s", game.id, exc)
 

@@ -114,3 +114,31 @@ async def test_board_is_a_layout_in_the_colour_of_the_player_to_act(
     assert second.text() == shown and picture(second) == (second_item, second_png)
     assert container_of(second)["accent_color"] == colour_of(after_roll.mover)
     assert fake.errors == []
+
+
+async def test_result_boards_wear_the_winners_colour(table: Table, fake: FakeDiscord) -> None:
+    """The thread's last board and the result card in the channel of the challenge are
+    layouts in the winner's colour with the buttons of a finished game; the card has no
+    picture (the thread has it)."""
+    await table.challenge("blocking")
+    game = await table.game()
+    assert game is not None and game.player_o == table.bob.id  # bob has the dark checkers
+    await table.act(table.alice, "resign")  # one result in this variant: over at once
+    final = table.last_board
+    assert final is not None and "Game over" in final.text()
+    assert container_of(final)["accent_color"] == colour_of(1)
+    assert kinds(final) == [MEDIA_GALLERY, TEXT_DISPLAY, SEPARATOR, ACTION_ROW]
+    results = [c.split(":")[2] for c in final.custom_ids()]
+    assert results == ["rematch", "review", "replay", "record"]
+    home = table.home
+    assert home is not None
+
+    def cards() -> list[FakeMessage]:
+        return [m for m in fake.messages_in(home) if "Game over" in m.text()]
+
+    await eventually(lambda: len(cards()) == 1, "the result card in the channel")
+    (card,) = cards()
+    assert container_of(card)["accent_color"] == colour_of(1)
+    assert kinds(card) == [TEXT_DISPLAY, SEPARATOR, ACTION_ROW] and not card.attachments
+    assert f"<#{table.channel.id}>" in card.text()
+    assert card.custom_ids() == final.custom_ids()

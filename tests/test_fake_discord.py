@@ -344,6 +344,17 @@ async def test_fake_checks_layouts_as_discord_does(fake: FakeDiscord) -> None:
         # Discord numbers the components it stores.
         container = sent["components"][0]
         assert [container["id"], *(c["id"] for c in container["components"])] == [1, 2, 3, 4]
+        # Mentions in text displays notify, as in content, under allowed_mentions.
+        alice = fake.add_user("alice")
+        said = layout(text(f"<@{alice.id}>, your turn"))
+        quiet = {**said, "allowed_mentions": {"parse": []}}
+        async with http.post(url, json=quiet, headers=auth) as got:
+            assert got.status == 200
+        assert fake.pings == []
+        loud = {**said, "allowed_mentions": {"parse": [], "users": [str(alice.id)]}}
+        async with http.post(url, json=loud, headers=auth) as got:
+            assert got.status == 200
+        assert [user for _, user in fake.pings] == [alice]
         async with http.post(url, json={"content": "plain"}, headers=auth) as got:
             plain = await got.json()
         edit = f"{url}/{plain['id']}"

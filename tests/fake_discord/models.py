@@ -468,6 +468,11 @@ class FakeMessage:
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in iter_components(self.components) if "custom_id" in c]
 
+    def mention_text(self) -> str:
+        """Where mentions notify: the content, or a layout's text displays (Discord pings
+        mentions there as in content, under ``allowed_mentions``); never embeds."""
+        return message_text(self.content, [], self.components)
+
     def text(self) -> str:
         """What a reader sees, for assertions: the content of a plain message or the text
         displays of a layout (components V2), with the embeds' texts."""

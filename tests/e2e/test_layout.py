@@ -70,6 +70,7 @@ async def test_board_is_a_layout_in_the_colour_of_the_player_to_act(
     assert png.startswith(b"\x89PNG")
     alt = item.get("description") or ""
     assert "alice (light)" in alt and "bob (dark)" in alt and "pip" in alt, alt
+    assert first.attachments[0].description == alt  # the file's alt text too
     text = first.text()
     assert "Pips: alice 167, bob 167" in text and f"<@{mover.id}>" in text, text
     assert [c.split(":")[1] for c in first.custom_ids()] == ["play"]

@@ -129,7 +129,7 @@ class Boards:
         #: message id -> what that board shows, to take its buttons away without reading it.
         self._faces: dict[int, BoardFace] = {}
 
-    def note(self, message_id: int, face: BoardFace) -> None:
+    def remember_face(self, message_id: int, face: BoardFace) -> None:
         """Board ``message_id`` now shows ``face``."""
         if len(self._faces) >= FACES_KEPT:  # the oldest boards are the least likely cleared
             for old in list(self._faces)[: FACES_KEPT // 2]:
@@ -174,7 +174,7 @@ class Boards:
     async def redraw(self, channel_id: int, message_id: int, parts: BoardParts) -> None:
         """Redraw board ``message_id`` in place (see :meth:`edit_message`). Raises."""
         await self.edit_message(channel_id, message_id, **parts.to_edit())
-        self.note(message_id, parts.face)
+        self.remember_face(message_id, parts.face)
 
     async def find_board(
         self, channel_id: int, game_id: int, version: int, *, limit: int = 20
@@ -213,7 +213,7 @@ class Boards:
             face = face_of(message)
         if face is None:
             return {"view": None}  # a plain message (from before layouts): text and picture stay
-        self.note(message_id, face)
+        self.remember_face(message_id, face)
         return {"view": board_layout(face), "allowed_mentions": NO_PINGS}
 
     async def clear_buttons(
@@ -299,7 +299,7 @@ class Boards:
         if nonce is not None:
             kwargs["nonce"] = nonce
         message = await self.channel(channel_id).send(**kwargs)
-        self.note(message.id, parts.face)
+        self.remember_face(message.id, parts.face)
         return message
 
     async def post_card(
@@ -318,7 +318,7 @@ class Boards:
         message = await self.channel(channel_id).send(
             view=board_layout(face, buttons), allowed_mentions=NO_PINGS, nonce=nonce
         )
-        self.note(message.id, face)
+        self.remember_face(message.id, face)
         return message
 
     async def retire(
@@ -339,7 +339,7 @@ class Boards:
             if face is not None:  # a board layout: the line goes under its text
                 if status and not face.text.endswith(status):
                     face = BoardFace(clip_text(f"{face.text}\n{status}"), face.colour, face.alt)
-                self.note(message.id, face)
+                self.remember_face(message.id, face)
                 await message.edit(view=board_layout(face), allowed_mentions=NO_PINGS)
                 return
             content = message.content

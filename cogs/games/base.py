@@ -522,7 +522,7 @@ class GamesBase(commands.Cog):
                 if on_board:
                     await interaction.edit_original_response(**parts.to_edit())
                     self.boards.remember_original(board_id, interaction)
-                    self.boards.note(board_id, parts.face)
+                    self.boards.remember_face(board_id, parts.face)
                 else:
                     await self.boards.redraw(game.channel_id, board_id, parts)
             except discord.NotFound:
@@ -580,7 +580,7 @@ class GamesBase(commands.Cog):
                 )
             else:
                 self.boards.remember_followup(message.id, interaction)
-                self.boards.note(message.id, parts.face)
+                self.boards.remember_face(message.id, parts.face)
                 return message
         return await self.boards.post(
             game.channel_id, parts, pinged, nonce=board_nonce(game.id, game.version)

@@ -313,7 +313,7 @@ class ChallengeCommands(GamesBase):
         if in_reply:
             message = await interaction.edit_original_response(**parts.to_edit())
             self.boards.remember_original(message.id, interaction)
-            self.boards.note(message.id, parts.face)
+            self.boards.remember_face(message.id, parts.face)
         else:
             # The player has just asked for the game: no ping.
             message = await self.boards.post(

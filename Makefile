@@ -6,12 +6,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-requirements
+BUILD_STAMP := $(VENV)/.installed-requirements-build
 DEV_STAMP := $(VENV)/.installed-requirements-dev
 BENCH_STAMP := $(VENV)/.installed-requirements-bench
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --require-hashes
 # The locks in the order they build on each other: each .in is constrained (-c) by the locks
 # before it, so a package shared by two locks has one version everywhere.
-LOCKS := requirements.txt requirements-dev.txt requirements-bench.txt
+LOCKS := requirements.txt requirements-build.txt requirements-dev.txt requirements-bench.txt
 # One fixed command line, so a lock comes out the same wherever it is generated; the machine's
 # own pip index and find-links settings never end up in a lock.
 PIP_COMPILE_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras \
@@ -21,38 +22,46 @@ export CUSTOM_COMPILE_COMMAND := make lock
 .PHONY: run test test-fast demo play lint format bench bench-smoke lock check-locks clean-venv \
 	fast-engine clean-fast-engine
 
-# The compiled engine (README, "A faster engine", experimental): `make fast-engine` builds it
-# (mypyc from the development lock and a C compiler); nothing builds it by itself, because its
-# objects do not yet cross to the worker processes (see the README). `make clean-fast-engine`
-# removes it; BG_PURE_ENGINE=1 ignores it.
+# The compiled engine (README, "A faster engine"): `make fast-engine` builds it and fails if it
+# cannot; run, test, test-fast, demo and play build it first when they can (mypyc from the
+# build lock, and a working C compiler) and otherwise go on with the pure-Python engine, saying
+# so in one line, as they do with BG_PURE_ENGINE=1. An up-to-date build is kept (a check of
+# well under a second). `make clean-fast-engine` removes it.
+FAST_ENGINE_IF_POSSIBLE = $(BIN)/python tools/build_fast_engine.py --if-possible \
+	|| echo "fast engine: not built; the engine runs as Python"
 
-run: $(RUN_STAMP)
+run: $(BUILD_STAMP)
+	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python bot.py
 
 # A computer-vs-computer game without Discord: boards, replay.gif and record.txt in demo/VARIANT
 # (e.g. `make demo VARIANT=pin`; LEVEL, SEED and OUT, the folder, too).
 VARIANT ?= classic
 LEVEL ?= intermediate
-demo: $(RUN_STAMP)
+demo: $(BUILD_STAMP)
+	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python demo.py --variant $(VARIANT) --level $(LEVEL) $(if $(SEED),--seed $(SEED)) \
 		$(if $(OUT),--out "$(OUT)")
 
 # A game against the computer in this terminal, no Discord and no token (e.g. `make play
 # VARIANT=pin`; LEVEL, LENGTH (match length) and SEED too; IMAGES=DIR writes the board picture
 # there after each turn; DB=FILE keeps the game, otherwise it lives in a temporary database).
-play: $(RUN_STAMP)
+play: $(BUILD_STAMP)
+	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python terminal.py --variant $(VARIANT) --level $(LEVEL) $(if $(LENGTH),--length $(LENGTH)) \
 		$(if $(SEED),--seed $(SEED)) $(if $(IMAGES),--images "$(IMAGES)") $(if $(DB),--db "$(DB)")
 
 test: $(DEV_STAMP)
+	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python -m pytest
 
 # The quick unit suite (under a minute): everything but the tests marked slow (end-to-end
 # through the fake Discord, self-play, worker processes). CI and `make test` run everything.
 test-fast: $(DEV_STAMP)
+	@$(FAST_ENGINE_IF_POSSIBLE)
 	$(BIN)/python -m pytest -m "not slow"
 
-fast-engine: $(DEV_STAMP)
+fast-engine: $(BUILD_STAMP)
 	$(BIN)/python tools/build_fast_engine.py
 
 clean-fast-engine:
@@ -130,11 +139,17 @@ $(RUN_STAMP): requirements.txt | $(BIN)/python
 	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
-# The development lock goes on top of the runtime lock; this also satisfies the run stamp.
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
-	$(PIP_INSTALL) -r requirements.txt -r requirements-dev.txt
+# The build tools (mypyc) go on top of the runtime lock; this also satisfies the run stamp.
+$(BUILD_STAMP): requirements.txt requirements-build.txt | $(BIN)/python
+	$(PIP_INSTALL) -r requirements.txt -r requirements-build.txt
 	touch $@ $(RUN_STAMP)
+
+# The development lock goes on top of the runtime lock and holds every build tool; this also
+# satisfies the run and build stamps.
+$(DEV_STAMP): requirements.txt requirements-build.txt requirements-dev.txt | $(BIN)/python
+	$(PIP_INSTALL) -r requirements.txt -r requirements-build.txt -r requirements-dev.txt
+	touch $@ $(RUN_STAMP) $(BUILD_STAMP)
 
 $(BENCH_STAMP): $(LOCKS) | $(BIN)/python
 	$(PIP_INSTALL) $(addprefix -r ,$(LOCKS))
-	touch $@ $(DEV_STAMP) $(RUN_STAMP)
+	touch $@ $(DEV_STAMP) $(BUILD_STAMP) $(RUN_STAMP)

@@ -17,6 +17,30 @@ MISTAKES = 3
 #: Equity below this is evaluation noise, not a mistake.
 EPSILON = 1e-6
 
+#: Mistake classes by the equity lost in game values (the loss divided by the variant's
+#: ``typical_game_value``): gnubg's default thresholds for money play (docs/analysis.md).
+DOUBTFUL, BAD, VERY_BAD = "doubtful", "bad", "very bad"
+THRESHOLDS: tuple[tuple[float, str], ...] = ((0.16, VERY_BAD), (0.08, BAD), (0.04, DOUBTFUL))
+#: Performance rating per game value lost per decision (gnubg's PR: 500 x the mean error per
+#: decision in normalised equity; 0 is perfect play, about 5 a world-class player).
+PR_FACTOR = 500.0
+
+
+def mistake_class(lost: float, game_value: float = 1.0) -> str | None:
+    """ "very bad", "bad", "doubtful" or None (no mistake) for ``lost`` equity in a variant
+    whose typical game is worth ``game_value`` of its unit."""
+    scaled = lost / game_value
+    for threshold, name in THRESHOLDS:
+        if scaled >= threshold:
+            return name
+    return None
+
+
+def performance_rating(average_lost: float, game_value: float = 1.0) -> float:
+    """One scale for every variant: ``PR_FACTOR`` x the mean equity lost per decision,
+    measured in typical game values."""
+    return PR_FACTOR * average_lost / game_value
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -57,6 +81,29 @@ class PlayerReview:
     def error_rate(self) -> float:
         """Average equity lost per decision in thousandths (gnubg's and XG's "error rate")."""
         return 1000.0 * self.average_lost
+
+    def rating(self, game_value: float = 1.0) -> float:
+        """The performance rating (:func:`performance_rating`)."""
+        return performance_rating(self.average_lost, game_value)
+
+
+def class_counts(verdicts: Sequence[Verdict], seat: int, game_value: float = 1.0) -> dict[str, int]:
+    """How many of ``seat``'s choices were doubtful, bad and very bad."""
+    out = {DOUBTFUL: 0, BAD: 0, VERY_BAD: 0}
+    for v in verdicts:
+        if v.seat == seat and v.choices > 1:
+            kind = mistake_class(v.lost, game_value)
+            if kind is not None:
+                out[kind] += 1
+    return out
+
+
+def worst_mistakes(
+    verdicts: Sequence[Verdict], seat: int | None = None, count: int = MISTAKES
+) -> list[Verdict]:
+    """The ``count`` biggest losses (of ``seat``, or of both players), biggest first."""
+    chosen = [v for v in verdicts if v.choices > 1 and v.lost > EPSILON and seat in (None, v.seat)]
+    return sorted(chosen, key=lambda v: -v.lost)[:count]
 
 
 def review_player(verdicts: Sequence[Verdict], seat: int) -> PlayerReview:
@@ -109,10 +156,19 @@ def mistake_points(
 
 
 __all__ = [
+    "BAD",
+    "DOUBTFUL",
+    "PR_FACTOR",
+    "THRESHOLDS",
+    "VERY_BAD",
     "PlayerReview",
     "Verdict",
+    "class_counts",
     "game_breaks",
+    "mistake_class",
     "mistake_points",
+    "performance_rating",
     "review_player",
     "win_series",
+    "worst_mistakes",
 ]

@@ -14,6 +14,7 @@ from typing import Literal
 
 from app.errors import Refusal
 from app.table import GameTable, Outcome
+from app.venues import NO_GUILD, NeedsServer, Venue
 from engine import VARIANTS, get_variant
 from storage import (
     Challenge,
@@ -136,10 +137,16 @@ class Challenges:
         hints: bool = False,
         computer: bool = False,
         level: str | None = None,
+        where: Venue = "guild",
     ) -> Opened:
         """Open a challenge in a channel (``opponent_id`` None: anyone may accept;
         ``computer``: the opponent is the bot itself, and the game starts at once with
-        :meth:`start_against_computer`)."""
+        :meth:`start_against_computer`). Outside a server with the bot (``where``), only the
+        computer can be played: nobody else can answer a challenge there."""
+        if where != "guild":
+            if not computer:
+                raise NeedsServer("A game against another person", where)
+            guild_id = NO_GUILD
         chosen = parse_rule_options(variant, options)
         if opponent_id is not None and opponent_id == challenger_id:
             raise SelfChallenge()
@@ -177,14 +184,15 @@ class Challenges:
         show: Show,
         *,
         thread_id: int | None = None,
+        where: Venue = "guild",
     ) -> Outcome:
         """No accept step: the game starts at once (``show`` presents it under the lock), in
-        the thread ``thread_id`` if one was opened for it."""
+        the thread ``thread_id`` if one was opened for it; ``where``: see :mod:`app.venues`."""
         async with self.table.lock(challenge.channel_id):
             try:
                 # Marks the challenge accepted in the same transaction that creates the game.
                 outcome = await self.table.start(
-                    challenge, names, ai_level=level, thread_id=thread_id
+                    challenge, names, ai_level=level, thread_id=thread_id, context=where
                 )
             except (ChannelBusyError, ConflictError):
                 # Withdrawn, so that it does not hold the channel until it expires.

@@ -13,7 +13,7 @@ import datetime as dt
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from app.errors import Refusal, SimultaneousAction
@@ -33,6 +33,7 @@ from engine.game import GameState
 from interop.mat import export_mat
 from render.chart import render_rating_chart
 from storage import (
+    NO_GUILD,
     OVERALL,
     ComputerRecord,
     ConflictError,
@@ -165,6 +166,8 @@ class Statistics:
     rows: list[PlayerStats]
     #: Games against the computer (not rated), per level.
     computer: list[ComputerRecord]
+    #: Practice: games of no server (the bot's DM, the app installed to the player), per level.
+    practice: list[ComputerRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -297,10 +300,18 @@ class League:
 
     # --- statistics and history ---------------------------------------------------------------
 
-    async def statistics(self, guild_id: int, user_id: int) -> Statistics:
+    async def statistics(
+        self, guild_id: int, user_id: int, *, asked_by: int | None = None
+    ) -> Statistics:
+        """``user_id``'s ratings and record in the server ``guild_id`` (none for
+        :data:`NO_GUILD`), with their practice record apart (games of no server: the bot's DM,
+        the app installed to their account), shown only to themselves (``asked_by``)."""
+        practice = await self.db.practice_record(user_id) if asked_by == user_id else []
+        if guild_id == NO_GUILD:
+            return Statistics([], [], practice)
         rows = await self.db.player_stats(guild_id, user_id)
         computer = await self.db.computer_record(guild_id, user_id)
-        return Statistics(rows, computer)
+        return Statistics(rows, computer, practice)
 
     async def rating_chart(
         self, guild_id: int, user_id: int, rows: list[PlayerStats], name: str
@@ -329,9 +340,12 @@ class League:
 
     # --- records ------------------------------------------------------------------------------
 
-    async def record_request(self, guild_id: int, number: int, *, mat: bool) -> RecordRequest:
-        """Check that game ``number``'s record can be given (``mat``: as a .mat match file)."""
-        found = await self.games.on_server(guild_id, number)
+    async def record_request(
+        self, guild_id: int, number: int, *, mat: bool, user_id: int | None = None
+    ) -> RecordRequest:
+        """Check that game ``number``'s record can be given (``mat``: as a .mat match file);
+        a practice game only to its player (``user_id``)."""
+        found = await self.games.on_server(guild_id, number, user_id=user_id)
         state = state_or_none(found)
         rules = VARIANTS.get(found.variant)
         if mat and (rules is None or not rules.has_gnubg_ids or state is None):
@@ -362,7 +376,8 @@ class League:
 
     async def claim(self, guild_id: int, channel_id: int, user_id: int) -> Claim:
         """End the channel's game on time for ``user_id``: a player waiting for an opponent who
-        has not acted for the server's claim time."""
+        has not acted for the server's claim time (in a tournament match, the event's
+        ``minutes`` if shorter)."""
         game = await self.db.get_active_game(channel_id)
         if game is None:
             raise NoGameToClaim()
@@ -372,10 +387,15 @@ class League:
         state = self.table.state_of(game)
         if state.mover == seat:
             raise ClaimOnOwnTurn()
-        settings = await self.db.get_guild_settings(guild_id)
+        needed = (await self.db.get_guild_settings(guild_id)).claim_after_seconds
+        match = await self.db.tournament_of_game(game.id)
+        event = None if match is None else await self.db.get_tournament(match.tournament_id)
+        if event is not None:
+            # A tournament match: the event's time limit, when it is the shorter.
+            needed = min(needed, event.minutes * 60)
         idle = game.idle_seconds(self.clock())
-        if settings.claim_after_seconds - idle > 0:
-            raise ClaimTooEarly(state.players[state.mover], idle, settings.claim_after_seconds)
+        if needed - idle > 0:
+            raise ClaimTooEarly(state.players[state.mover], idle, needed)
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
             if fresh is None or fresh.status != "active" or fresh.version != game.version:
@@ -438,6 +458,10 @@ class Reminders:
                 return None
             state = state_or_none(fresh)
             if state is None or state.is_over:
+                return None
+            if not fresh.in_server:
+                # Practice (the bot's DM, the app installed to a player): nobody waits for it,
+                # and where the bot is not present it could not post anyway.
                 return None
             if fresh.against_computer and (claim or state.mover == 1):
                 # The computer neither claims nor needs a reminder (its turns are resumed).

@@ -15,7 +15,7 @@ from app.errors import Refusal
 from engine import VARIANTS, EngineError
 from engine.game import GameState
 from interop.gnubg import gnubg_id, record_with_ids
-from storage import OVERALL, FinishedGame, Game, Storage
+from storage import NO_GUILD, OVERALL, FinishedGame, Game, Storage
 from storage.models import DRAWN_KINDS
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,9 @@ CHOICE_LABEL = 100
 class NoSuchGame(Refusal):
     """The game number names no game of this server."""
 
-    def __init__(self, number: int) -> None:
-        super().__init__(f"There is no game #{number} on this server.")
+    def __init__(self, number: int, *, practice: bool = False) -> None:
+        where = "of yours outside a server" if practice else "on this server"
+        super().__init__(f"There is no game #{number} {where}.")
         self.number = number
 
 
@@ -185,11 +186,18 @@ class GameRecords:
     def __init__(self, db: Storage) -> None:
         self.db = db
 
-    async def on_server(self, guild_id: int | None, number: int) -> Game:
-        """Game ``number`` if it was played on this server; else :class:`NoSuchGame`."""
+    async def on_server(
+        self, guild_id: int | None, number: int, *, user_id: int | None = None
+    ) -> Game:
+        """Game ``number`` if it was played on this server; else :class:`NoSuchGame`. With
+        ``guild_id`` :data:`NO_GUILD` (a DM, the app installed to a user): only a practice
+        game of ``user_id``'s own (nobody else's practice is anyone's business)."""
         found = await self.db.get_game(number)
+        practice = guild_id == NO_GUILD
         if found is None or found.guild_id != guild_id:
-            raise NoSuchGame(number)
+            raise NoSuchGame(number, practice=practice)
+        if practice and (user_id is None or not found.has_player(user_id)):
+            raise NoSuchGame(number, practice=True)
         return found
 
     async def recent_choices(

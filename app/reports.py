@@ -9,21 +9,29 @@ and charts drawn on threads, the plays judged in the AI pool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from ai.pool import AIPool, PoolError, ReviewDecision
 from ai.pool import PoolBusy as AIPoolBusy
 from ai.report import (
+    BAD,
+    DOUBTFUL,
+    VERY_BAD,
     PlayerReview,
     Verdict,
+    class_counts,
     game_breaks,
+    mistake_class,
     mistake_points,
     review_player,
     win_series,
+    worst_mistakes,
 )
 from ai.types import STRONGEST, RankedPlay
 from app.computer import match_context
@@ -32,6 +40,7 @@ from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Busy, Rate, RateL
 from app.records import GameRecords, NoSuchGame, state_or_none
 from app.settings import server_theme
 from app.table import GameTable
+from engine import get_variant
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
@@ -163,6 +172,16 @@ class Review:
     chart: bytes
     #: The chart's alt text (what a screen reader says for it): its key facts in words.
     chart_alt: str = ""
+    #: Every play judged, in play order.
+    verdicts: tuple[Verdict, ...] = ()
+
+    @property
+    def game_value(self) -> float:
+        return get_variant(self.game.variant).typical_game_value
+
+    def counts(self, seat: int) -> dict[str, int]:
+        """``seat``'s mistakes by class."""
+        return class_counts(self.verdicts, seat, self.game_value)
 
 
 # --- the service ------------------------------------------------------------------------------
@@ -206,7 +225,7 @@ class Reports:
     async def replay_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
         """Check that the game can be replayed for ``user_id`` now (raises
         :class:`RateLimited` or :class:`Busy` rather than queue more work)."""
-        found = await self.games.on_server(guild_id, number)
+        found = await self.games.on_server(guild_id, number, user_id=user_id)
         state = state_or_none(found)
         if state is None or not state.record:
             raise NothingToReplay(found)
@@ -298,7 +317,7 @@ class Reports:
     # --- reviews ------------------------------------------------------------------------------
 
     async def review_job(self, guild_id: int | None, number: int, user_id: int) -> Job:
-        found = await self.games.on_server(guild_id, number)
+        found = await self.games.on_server(guild_id, number, user_id=user_id)
         state = state_or_none(found)
         if found.status == "active":
             raise GameInProgress(found)
@@ -342,7 +361,9 @@ class Reports:
             ),
         )
         alt = win_chart_alt(found.id, names, series, marks, unit)
-        return Review(found, names, reviews, png, alt)
+        # Kept for the Previous/Next buttons of the mistakes (no second judging on a click).
+        await self.db.save_review(found.id, review_body(verdicts), now=time.time())
+        return Review(found, names, reviews, png, alt, tuple(verdicts))
 
     async def _verdicts(self, final: GameState, decisions: list[Decision]) -> list[Verdict]:
         """Judge every play in the worker pool, one at a time: games in progress keep their
@@ -396,6 +417,21 @@ class Reports:
 
 
 # --- texts ------------------------------------------------------------------------------------
+
+
+def review_body(verdicts: Sequence[Verdict]) -> str:
+    """The stored form of a review: each player's worst mistakes (``ai.report.MISTAKES``
+    each; the game's worst are among them), as JSON."""
+    kept = [v for seat in (0, 1) for v in worst_mistakes(verdicts, seat)]
+    return json.dumps({"mistakes": [dataclasses.asdict(v) for v in kept]}, separators=(",", ":"))
+
+
+def stored_mistakes(body: str) -> list[Verdict]:
+    """The mistakes of :func:`review_body` (an unreadable body: none)."""
+    try:
+        return [Verdict(**item) for item in json.loads(body)["mistakes"]]
+    except (ValueError, TypeError, KeyError):
+        return []
 
 
 def decision_line(final: GameState, d: Decision) -> str:
@@ -480,18 +516,36 @@ def hint_lines(ranked: list[RankedPlay], unit: str = "point") -> str:
     return "\n".join(lines)
 
 
-def review_text(review: PlayerReview, unit: str = "point") -> str:
-    """A player's review in the variant's ``unit``: in points the error rate is in
-    thousandths of a point per decision (gnubg's and XG's); in pips it is pips per decision."""
+def review_text(
+    review: PlayerReview,
+    unit: str = "point",
+    game_value: float = 1.0,
+    counts: dict[str, int] | None = None,
+) -> str:
+    """A player's review in the variant's ``unit``: the error rate (mean equity lost per
+    decision) in thousandths of a point where games score points (gnubg's and XG's), in pips
+    where they score pips; the performance rating on the scale shared by every variant
+    (``ai.report.performance_rating``); the mistakes by class; the biggest ones."""
     f = equity_format(unit)
-    lost = (
-        f"Equity lost: {review.total_lost:.1f} pips in total, "
-        f"{review.average_lost:.1f} pips per decision"
-        if unit == "pip"
-        else f"Equity lost: {review.total_lost:.3f} points in total, "
-        f"{review.average_lost:.3f} per decision (error rate {review.error_rate:.1f})"
-    )
-    lines = [f"Decisions: {review.decisions} (+{review.forced} forced)", lost]
+    if unit == "pip":
+        lost = (
+            f"Error rate: {review.average_lost:.1f} pips per decision "
+            f"({review.total_lost:.1f} pips in total)"
+        )
+    else:
+        lost = (
+            f"Error rate: {review.error_rate:.1f} (thousandths of a point per decision; "
+            f"{review.total_lost:.3f} points in total)"
+        )
+    lines = [
+        f"Decisions: {review.decisions} (+{review.forced} forced)",
+        lost,
+        f"Performance rating: {review.rating(game_value):.1f} (0 = perfect)",
+    ]
+    if counts is not None:
+        lines.append(
+            f"Mistakes: {counts[VERY_BAD]} very bad, {counts[BAD]} bad, {counts[DOUBTFUL]} doubtful"
+        )
     if review.luck is not None:
         lines.append(f"Luck: {review.luck:+{f}} ({'lucky' if review.luck >= 0 else 'unlucky'})")
     else:
@@ -499,7 +553,8 @@ def review_text(review: PlayerReview, unit: str = "point") -> str:
     if review.mistakes:
         lines.append("Biggest mistakes:")
         for v in review.mistakes:
-            lines.append(f"• {v.line} (−{v.lost:{f}}); better: `{v.best}`")
+            kind = mistake_class(v.lost, game_value) or "small"
+            lines.append(f"• {v.line} (−{v.lost:{f}}, {kind}); better: `{v.best}`")
     else:
         lines.append("No mistakes found.")
     return "\n".join(lines)

@@ -16,15 +16,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai.pool import AIPool
+from app.analysis import Analyst
 from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
 from app.league import League, Reminders
 from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 from app.play import Play
+from app.puzzles import Puzzles
 from app.reports import Reports
+from app.seasons import Seasons
 from app.settings import Preferences, ServerSettings
 from app.table import GameTable
+from app.tournaments import Tournaments
 from render.pool import RenderPool
 
 # Storage is re-exported: front ends type the database they are handed without importing it.
@@ -60,6 +64,10 @@ class Services:
     server_settings: ServerSettings
     preferences: Preferences
     reports: Reports
+    tournaments: Tournaments
+    seasons: Seasons
+    analyst: Analyst
+    puzzles: Puzzles
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -149,4 +157,8 @@ def build_services(
         server_settings=ServerSettings(db),
         preferences=Preferences(db, time.time),
         reports=Reports(db, table, ai_pool, report_rate=report_rate, hint_rate=hint_rate),
+        tournaments=Tournaments(db, table, clock),
+        seasons=Seasons(db, clock),
+        analyst=Analyst(db, table, ai_pool),
+        puzzles=Puzzles(db),
     )

@@ -158,6 +158,9 @@ class ServerSettings:
         challenge_minutes: int | None = None,
         theme: str | None = None,
         threads: bool | None = None,
+        organiser_role_id: int | None = None,
+        no_organiser_role: bool = False,
+        season_months: int | None = None,
     ) -> SettingsShown:
         """The settings (nothing to change), or the settings after the changes asked for.
 
@@ -167,8 +170,16 @@ class ServerSettings:
         if not may_manage:
             raise NotAServerManager()
         current = await self.db.get_guild_settings(guild_id)
-        asked = (reminder_hours, claim_hours, challenge_minutes, theme, threads)
-        if all(value is None for value in asked):
+        asked = (
+            reminder_hours,
+            claim_hours,
+            challenge_minutes,
+            theme,
+            threads,
+            organiser_role_id,
+            season_months,
+        )
+        if all(value is None for value in asked) and not no_organiser_role:
             return SettingsShown(current, changed=False)
         reminder = (
             current.reminder_after_seconds if reminder_hours is None else reminder_hours * 3600
@@ -183,6 +194,9 @@ class ServerSettings:
             challenge_expiry_seconds=None if challenge_minutes is None else challenge_minutes * 60,
             board_theme=theme,
             game_threads=threads,
+            organiser_role_id=organiser_role_id,
+            no_organiser_role=no_organiser_role,
+            season_months=season_months,
         )
         forget_server_theme(self.db, guild_id)
         log.info("guild %s settings changed by %s: %s", new.guild_id, by, new)

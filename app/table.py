@@ -27,7 +27,7 @@ from render.pool import RenderPool, RenderPoolClosed
 from storage import Challenge as Challenge
 from storage import FinishedGame as FinishedGame
 from storage import Game as Game
-from storage import MatchResult, NewMove, Storage
+from storage import GameContext, MatchResult, NewMove, Storage
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,8 @@ class GameTable:
         #: it); without one (some tests) boards are drawn on a thread of this process.
         self.renderer = renderer
         self._locks: dict[int, asyncio.Lock] = {}
+        #: Called with each game as it finishes (e.g. to feed a tournament's next round).
+        self.finish_listeners: list[Callable[[Game], None]] = []
         self._legal: OrderedDict[tuple[int, int], list[str]] = OrderedDict()
 
     def lock(self, channel_id: int) -> asyncio.Lock:
@@ -189,9 +191,11 @@ class GameTable:
         *,
         ai_level: str | None = None,
         thread_id: int | None = None,
+        context: GameContext = "guild",
     ) -> Outcome:
         """Create the game for an accepted challenge (challenger in the first seat); in the
         thread ``thread_id`` opened for it, if given, else in the challenge's channel.
+        ``context``: where it is played (outside a server: no guild, never rated).
 
         With ``ai_level`` the opponent is the computer (the challenge's opponent is the bot
         itself): the game is not rated. A challenge with hints is not rated either.
@@ -222,9 +226,49 @@ class GameTable:
             hints=challenge.hints or ai_level is not None,
             owe_board=True,  # paid when the first board is out (see Storage.list_owed_boards)
             parent_channel_id=None if thread_id is None else challenge.channel_id,
+            context=context,
         )
         outcome = Outcome(game, state, events)
         if state.phase == MATCH_OVER:  # e.g. a dead position on the first roll
+            return await self._finish(game, state, outcome, [], owe_board=True)
+        return outcome
+
+    async def start_match(
+        self,
+        *,
+        guild_id: int,
+        thread_id: int,
+        parent_channel_id: int | None,
+        variant: str,
+        match_length: int,
+        players: tuple[int, int],
+        names: tuple[str, str],
+        rated: bool,
+        pairing_id: int,
+    ) -> Outcome:
+        """Create the game of a tournament match (``players[0]`` in the first seat) in the
+        thread opened for it; the match is marked started in the same transaction. The
+        channel is owed its first board."""
+        events: list[str] = []
+        state = GameState.new(variant, distinct_names(names), self.rng, match_length=match_length)
+        state = self._progress(state, events)
+        game = await self.db.create_game(
+            guild_id,
+            thread_id,
+            variant,
+            players[0],
+            players[1],
+            state.to_json(),
+            now=self.clock(),
+            match_length=match_length,
+            moves=[NewMove(None, "start", "\n".join(state.record))],
+            rated=rated,
+            owe_board=True,
+            parent_channel_id=parent_channel_id,
+            pairing_id=pairing_id,
+        )
+        outcome = Outcome(game, state, events)
+        if state.phase == MATCH_OVER:
             return await self._finish(game, state, outcome, [], owe_board=True)
         return outcome
 
@@ -287,6 +331,8 @@ class GameTable:
         )
         outcome.game = finished.game
         outcome.finished = finished
+        for listener in self.finish_listeners:
+            listener(finished.game)
         return outcome
 
     async def render(

@@ -1,8 +1,9 @@
-"""Leaderboards, player statistics, game history and records, claims on time, guild settings,
-and the background sweep that reminds idle players.
+"""Leaderboards, player statistics, game history and records, guild settings, and the
+background sweep that reminds idle players and tells waiting ones they may claim (/claim itself
+ends a game, so the game commands show it like any other end).
 
-The Discord side only: app.league finds the figures, checks and commits claims and says which
-notices are due, app.settings keeps the server's settings; this cog shows the results as
+The Discord side only: app.league finds the figures and says which notices are due,
+app.settings keeps the server's settings; this cog shows the results as
 embeds, files and buttons. Refusals are ephemeral replies that say why.
 """
 
@@ -20,7 +21,6 @@ from discord.ext import commands, tasks
 
 from app.league import (
     OVERALL,
-    Claim,
     DatabaseGoneError,
     Leaderboard,
     LeaderboardPage,
@@ -28,18 +28,19 @@ from app.league import (
     PlayerStats,
     Shards,
 )
-from app.records import duration, game_outcome_for, rating_changes, rating_text, variant_name
+from app.puzzles import record_line
+from app.records import duration, game_outcome_for, rating_text, variant_name
+from app.seasons import SeasonPage
 from app.services import Services
-from app.settings import GuildSettings
-from discord_ui.boards import Boards
+from app.settings import GuildSettings, NotAServerManager
 from discord_ui.boundary import tell_user
-from discord_ui.common import game_choices, guarded, mention, send_committed
+from discord_ui.common import anywhere, game_choices, guarded, mention, scope
 from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
 from discord_ui.looks import ServerTheme, known_theme, theme_label
-from discord_ui.options import ChallengeMinutes, GameNumber, Hours, Variant
+from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
 from discord_ui.report_messages import record_message
 from engine import VARIANTS
-from render.game_scene import plural, result_text
+from render.game_scene import plural
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,30 @@ def leaderboard_message(
         LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
     )
     return embed, view
+
+
+def season_embed(shown: SeasonPage) -> discord.Embed:
+    """A season's leaderboard: results within its dates, the continuous rating beside them."""
+    what = "all variants" if shown.board == OVERALL else variant_name(shown.board)
+    embed = discord.Embed(
+        title=f"Season {shown.season.label}: {what}", colour=discord.Colour.dark_gold()
+    )
+    if not shown.rows:
+        embed.description = "No rated games in this season."
+        return embed
+    lines = []
+    for row in shown.rows:
+        record = f"{row.wins}-{row.losses}" + (f"-{row.draws}" if row.draws else "")
+        lines.append(
+            f"**{row.rank}.** {mention(row.user_id)} · **{row.score:g}** ({record}) · "
+            f"rating {row.rating:.0f} ({row.change:+.0f})"
+        )
+    embed.description = "\n".join(lines)
+    embed.set_footer(
+        text=f"{shown.total} players · score: a win 1, a draw 1/2 · ranked by score, then by "
+        "rating gained in the season (ratings carry over between seasons)"
+    )
+    return embed
 
 
 def notice_text(notice: Notice) -> str:
@@ -164,7 +189,7 @@ class LeaderboardButton(
 
 
 class League(commands.Cog):
-    """Ratings, statistics, records, claims and reminders."""
+    """Ratings, statistics, records, reminders and claim notices."""
 
     #: Seconds between two sweeps for reminders and claimable games.
     SWEEP_SECONDS = 60.0
@@ -173,8 +198,10 @@ class League(commands.Cog):
         self.bot = bot
         self.table = services.table
         self.league = services.league
+        self.seasons = services.seasons
         self.reminders = services.reminders
         self.server_settings = services.server_settings
+        self.puzzles = services.puzzles
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LeaderboardButton)
@@ -208,20 +235,39 @@ class League(commands.Cog):
         return self.league.leaderboard
 
     @app_commands.command(name="leaderboard", description="Top players of this server")
-    @app_commands.describe(variant="Which variant (default: the overall rating)")
+    @app_commands.describe(
+        variant="Which variant (default: the overall rating)",
+        season="Results within a season: current, previous, or a month YYYY-MM",
+    )
     @app_commands.guild_only()
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
         variant: Variant | None = None,
+        season: app_commands.Range[str, 0, 40] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         board = OVERALL if variant is None else variant.value
+        if season is not None:
+            shown = await self.seasons.page(interaction.guild_id, board, season)
+            await interaction.response.send_message(
+                embed=season_embed(shown), allowed_mentions=discord.AllowedMentions.none()
+            )
+            return
         embed, view = leaderboard_message(await self.boards.page(interaction.guild_id, board, 0))
         if view is None:
             await interaction.response.send_message(embed=embed)
         else:
             await interaction.response.send_message(embed=embed, view=view)
+
+    @leaderboard.autocomplete("season")
+    async def _season_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        offered = await self.seasons.offered(interaction.guild_id, current)
+        return [app_commands.Choice(name=label, value=value) for label, value in offered]
 
     async def turn_page(
         self, interaction: discord.Interaction[Any], guild_id: int, board: str, page: int
@@ -258,22 +304,24 @@ class League(commands.Cog):
 
     @app_commands.command(name="stats", description="A player's ratings and statistics")
     @app_commands.describe(user="Whose statistics (default: yours)")
-    @app_commands.guild_only()
+    @anywhere
     async def stats(
         self, interaction: discord.Interaction[Any], user: discord.User | None = None
     ) -> None:
-        assert interaction.guild_id is not None
+        guild_id = scope(interaction)
         target = self._target(interaction, user)
-        found = await self.league.statistics(interaction.guild_id, target.id)
-        rows, computer = found.rows, found.computer
+        found = await self.league.statistics(guild_id, target.id, asked_by=interaction.user.id)
+        rows, computer, practice = found.rows, found.computer, found.practice
+        puzzles = await self.puzzles.record(target.id)
         name = self._name(target)
-        if not rows and not computer:
+        if not rows and not computer and not practice and not puzzles.answered:
             who = "You have" if target.id == interaction.user.id else f"{name} has"
-            await interaction.response.send_message(
-                f"{who} not finished a rated game on this server yet. "
-                "Challenge someone with /challenge!",
-                ephemeral=True,
+            what = (
+                "a rated game on this server yet. Challenge someone with /challenge!"
+                if guild_id
+                else "a game against the computer here yet. Play one with /challenge!"
             )
+            await interaction.response.send_message(f"{who} not finished {what}", ephemeral=True)
             return
         embed = discord.Embed(title=f"Statistics: {name}", colour=discord.Colour.blurple())
         for stats in rows[:24]:
@@ -288,13 +336,27 @@ class League(commands.Cog):
                 ),
                 inline=False,
             )
+        if practice:
+            # Games of no server (the bot's DM, the app installed to the player): never rated,
+            # never on a server's leaderboard, shown apart.
+            embed.add_field(
+                name="Practice (direct messages and elsewhere, not rated)",
+                value="\n".join(
+                    f"{r.level}: {plural(r.games, 'game')} · {r.wins} W · "
+                    f"{r.losses} L" + (f" · {r.draws} D" if r.draws else "")
+                    for r in practice
+                ),
+                inline=False,
+            )
+        if puzzles.answered:
+            embed.add_field(name="Puzzles", value=record_line(puzzles), inline=False)
         embed.set_footer(text="? = provisional rating (RD above 110); ratings are Glicko-2")
         if not rows:
             await interaction.response.send_message(embed=embed)
             return
         # The rating histories and the chart can take a while on a busy bot: answer first.
         await interaction.response.defer(thinking=True)
-        chart = await self.league.rating_picture(interaction.guild_id, target.id, rows, name)
+        chart = await self.league.rating_picture(guild_id, target.id, rows, name)
         embed.set_image(url=f"attachment://{CHART_FILE}")
         await interaction.followup.send(
             embed=embed,
@@ -341,16 +403,17 @@ class League(commands.Cog):
         format="text (default), or mat: a backgammon match file for GNU Backgammon, XG, ...",
     )
     @app_commands.choices(format=RECORD_FORMATS)
-    @app_commands.guild_only()
+    @anywhere
     async def record(
         self,
         interaction: discord.Interaction[Any],
         game: GameNumber,
         format: app_commands.Choice[str] | None = None,
     ) -> None:
-        assert interaction.guild_id is not None
         mat = format is not None and format.value == "mat"
-        request = await self.league.record_request(interaction.guild_id, game, mat=mat)
+        request = await self.league.record_request(
+            scope(interaction), game, mat=mat, user_id=interaction.user.id
+        )
         # Replaying a long match for its gnubg ids or .mat can take seconds: answer first.
         await interaction.response.defer(thinking=True)
         made = await self.league.record(request)
@@ -364,50 +427,8 @@ class League(commands.Cog):
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[int]]:
         return game_choices(
-            await self.league.games.recent_choices(
-                interaction.guild_id, interaction.user.id, current
-            )
+            await self.league.games.recent_choices(scope(interaction), interaction.user.id, current)
         )
-
-    # --- claims on time -----------------------------------------------------------------------
-
-    @app_commands.command(
-        name="claim", description="Claim the game when your opponent has been idle too long"
-    )
-    @app_commands.guild_only()
-    async def claim(self, interaction: discord.Interaction[Any]) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        claim = await self.league.claim(
-            interaction.guild_id, interaction.channel_id, interaction.user.id
-        )
-        header = (
-            f"{interaction.user.mention} claims the game on time: {mention(claim.idle_user)} "
-            f"did not move for {duration(claim.idle_seconds)}."
-        )
-        await send_committed(
-            interaction,
-            self._send_result(interaction, claim, header),
-            "Your claim was recorded and the game is over, but Discord did not take the reply. "
-            "/history shows the result.",
-        )
-
-    async def _send_result(
-        self, interaction: discord.Interaction[Any], claim: Claim, header: str
-    ) -> None:
-        outcome = claim.outcome
-        state = outcome.state
-        lines = [header, f"**Game over.** {result_text(state, state.players)}"]
-        changes = rating_changes(outcome.game, state, outcome.finished)
-        if changes:
-            lines.append(f"Ratings: {changes}")
-        # Committed: answer Discord at once, then draw the final board and tidy the old one.
-        await interaction.response.defer(thinking=True)
-        boards = Boards(self.bot, self.table, self.server_settings.theme)
-        theme = await self.server_settings.theme(outcome.game.guild_id)
-        # The final board, a layout like every board (the game is over: nobody to ping).
-        final = await boards.parts(state, "\n".join(lines), (), theme=theme)
-        await interaction.followup.send(**final.to_send(None))
-        await boards.retire(outcome.game.channel_id, claim.board_message_id, "*Claimed on time.*")
 
     # --- settings -----------------------------------------------------------------------------
 
@@ -437,6 +458,19 @@ class League(commands.Cog):
             else "in the channel of the challenge",
             inline=False,
         )
+        embed.add_field(
+            name="Tournament organisers",
+            value="Manage Server"
+            + (f" and <@&{settings.organiser_role_id}>" if settings.organiser_role_id else ""),
+            inline=True,
+        )
+        embed.add_field(
+            name="Leaderboard seasons",
+            value="a calendar month"
+            if settings.season_months == 1
+            else f"{settings.season_months} calendar months",
+            inline=True,
+        )
         embed.set_footer(
             text="The theme is the look of every board the bot posts in this server; each "
             "player may pick their own for /board with /preferences."
@@ -452,6 +486,11 @@ class League(commands.Cog):
         challenge_minutes="Challenges expire after this many minutes",
         theme="The look of every board the bot posts in this server",
         threads="Open a thread for each game (where the bot may create threads)",
+        organiser_role="Members with this role may run tournaments (besides Manage Server)",
+        no_organiser_role="Forget the organiser role (only Manage Server runs tournaments)",
+        season_months="How many calendar months a leaderboard season lasts (1-12)",
+        daily_puzzle="Post a puzzle every day (in puzzle_channel, else this channel)",
+        puzzle_channel="Where the daily puzzle is posted (turns it on)",
     )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
@@ -463,8 +502,24 @@ class League(commands.Cog):
         challenge_minutes: ChallengeMinutes | None = None,
         theme: ServerTheme | None = None,
         threads: bool | None = None,
+        organiser_role: discord.Role | None = None,
+        no_organiser_role: bool = False,
+        season_months: SeasonMonths | None = None,
+        daily_puzzle: bool | None = None,
+        puzzle_channel: discord.TextChannel | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if not interaction.permissions.manage_guild and (
+            daily_puzzle is not None or puzzle_channel is not None
+        ):
+            raise NotAServerManager()
+        changed = False
+        if daily_puzzle is not None or puzzle_channel is not None:
+            where = puzzle_channel.id if puzzle_channel is not None else interaction.channel_id
+            await self.puzzles.set_daily(
+                interaction.guild_id, None if daily_puzzle is False else where
+            )
+            changed = True
         # default_permissions only hides the command by default; server admins can override
         # that in the integration settings, so the permission is checked too.
         shown = await self.server_settings.show_or_change(
@@ -476,11 +531,19 @@ class League(commands.Cog):
             challenge_minutes=challenge_minutes,
             theme=theme,
             threads=threads,
+            organiser_role_id=None if organiser_role is None else organiser_role.id,
+            no_organiser_role=no_organiser_role,
+            season_months=season_months,
         )
-        title = "Settings updated" if shown.changed else "Settings of this server"
-        await interaction.response.send_message(
-            embed=self._settings_embed(shown.settings, title), ephemeral=True
+        title = "Settings updated" if shown.changed or changed else "Settings of this server"
+        embed = self._settings_embed(shown.settings, title)
+        daily = await self.puzzles.daily_channel(interaction.guild_id)
+        embed.add_field(
+            name="Daily puzzle",
+            value="off" if daily is None else f"posted every day (UTC) in <#{daily}>",
+            inline=False,
         )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
     # --- reminders ----------------------------------------------------------------------------
 

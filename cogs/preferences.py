@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from app.services import Services
 from app.settings import PING_CHOICES, PlayerPreferences, Preferences
+from discord_ui.common import anywhere
 from discord_ui.looks import PlayerTheme, known_theme, theme_label
 
 
@@ -55,7 +56,10 @@ class PreferencesCog(commands.Cog, name="Preferences"):
     )
     @app_commands.describe(
         theme="The theme of boards shown only to you (server: each server's theme)",
-        own_side="See the board from your own side in games you play (else: as in the channel)",
+        own_side=(
+            "See private boards from your own side in games you play (default; else: as in "
+            "the channel)"
+        ),
         pings="When your turn starts: always, when away (not acted for 2 minutes), or never",
     )
     @app_commands.choices(
@@ -65,6 +69,7 @@ class PreferencesCog(commands.Cog, name="Preferences"):
             app_commands.Choice(name="never", value="never"),
         ]
     )
+    @anywhere
     async def preferences(
         self,
         interaction: discord.Interaction[Any],

@@ -47,6 +47,19 @@ HOOK_SECONDS = 14 * 60.0
 Hook = Callable[..., Awaitable[Any]]
 
 
+class OutOfReach(discord.HTTPException):
+    """A channel where the bot is not a member (the app is installed to a player's account
+    there): Discord would refuse any channel call (403, Missing Access), so none is made.
+    A :class:`discord.HTTPException`, so every "Discord refused" path handles it."""
+
+    def __init__(self, channel_id: int) -> None:
+        Exception.__init__(self, f"channel {channel_id} is reachable only through interactions")
+        self.response: Any = None
+        self.text = str(self)
+        self.status = 403
+        self.code = 50001  # Discord's Missing Access
+
+
 def board_nonce(game_id: int, version: int) -> str:
     """The nonce of the board of ``game_id`` at ``version``: posting it twice (a restart, a
     second process) returns the first message instead of a second one (Discord keeps nonces
@@ -128,6 +141,8 @@ class Boards:
         self._hooks: dict[int, tuple[Hook, float]] = {}
         #: message id -> what that board shows, to take its buttons away without reading it.
         self._faces: dict[int, BoardFace] = {}
+        #: Channels of games where the bot is not a member: only interactions reach them.
+        self._interaction_only: set[int] = set()
 
     def remember_face(self, message_id: int, face: BoardFace) -> None:
         """Board ``message_id`` now shows ``face``."""
@@ -136,6 +151,21 @@ class Boards:
                 del self._faces[old]
         self._faces.pop(message_id, None)
         self._faces[message_id] = face
+
+    def note(self, game: Game) -> None:
+        """Learn whether ``game``'s channel takes channel calls (see :class:`OutOfReach`)."""
+        if not game.channel_reachable:
+            self._interaction_only.add(game.channel_id)
+
+    def reachable(self, channel_id: int) -> bool:
+        """Whether the bot may post, edit or read in the channel itself."""
+        return channel_id not in self._interaction_only
+
+    def can_edit(self, channel_id: int, message_id: int) -> bool:
+        """Whether message ``message_id`` can be edited (through a live webhook, or through
+        the channel where the bot is a member)."""
+        entry = self._hooks.get(message_id)
+        return self.reachable(channel_id) or (entry is not None and entry[1] > time.monotonic())
 
     def remember(self, message_id: int, hook: Hook) -> None:
         """``hook`` edits message ``message_id`` for free for the next minutes."""
@@ -230,6 +260,10 @@ class Boards:
             log.info("could not clear the buttons of %s in %s: %s", message_id, channel_id, exc)
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
+        """The channel, for a REST call; raises :class:`OutOfReach` where the bot is not a
+        member (no call is made that Discord would refuse)."""
+        if channel_id in self._interaction_only:
+            raise OutOfReach(channel_id)
         return self.client.get_partial_messageable(channel_id)
 
     async def file(

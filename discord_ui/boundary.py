@@ -16,6 +16,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
+from app.venues import NeedsServer
+from discord_ui.common import where, works_anywhere
 from discord_ui.options import OptionError
 
 log = logging.getLogger("backgammon")
@@ -27,23 +29,30 @@ DATABASE_GONE_REPLY = (
 )
 
 
+class NotHere(app_commands.CheckFailure):
+    """A command that needs the bot in the server, used elsewhere (its message says why)."""
+
+
 class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
     """The single place where errors escaping slash commands end up."""
 
     async def interaction_check(self, interaction: discord.Interaction[commands.Bot], /) -> bool:
-        # Discord hides guild-only commands in DMs, but a modified client can still send one.
+        # Discord hides a command where it is not available (a server-only one in DMs, or
+        # where the app is only installed to the user), but a modified client or a stale
+        # command list can still send one: it is refused before it touches anything.
         command = interaction.command
-        if interaction.guild_id is None and getattr(command, "guild_only", False):
-            raise app_commands.NoPrivateMessage(
-                "This command works in a server's channels, not in direct messages."
-            )
+        if command is None or works_anywhere(command):
+            return True
+        here = where(interaction)
+        if here != "guild":
+            raise NotHere(str(NeedsServer(f"/{command.qualified_name}", here)))
         return True
 
     async def on_error(
         self, interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError
     ) -> None:
         command = interaction.command.qualified_name if interaction.command else None
-        refusal = _refusal(error)
+        refusal = _refusal(interaction, error)
         if refusal is not None:
             # Input Discord would normally have refused (a modified client, an API change, a
             # stale command list): a specific answer, no traceback.
@@ -109,12 +118,17 @@ async def tell_user(interaction: discord.Interaction[commands.Bot], message: str
         log.warning("could not report the error to the user", exc_info=True)
 
 
-def _refusal(error: app_commands.AppCommandError) -> str | None:
+def _refusal(
+    interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError
+) -> str | None:
     """The reply to an option or command Discord should not have let through, else None."""
     if isinstance(error, OptionError):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
         if error.type == discord.AppCommandOptionType.user:
+            if where(interaction) != "guild":
+                # Only the computer plays here; a person cannot be picked as a member.
+                return str(NeedsServer("A game against another person", where(interaction)))
             return "That user is not a member of this server (any more); pick someone who is."
         return "One of the options has a value this command does not take."
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):

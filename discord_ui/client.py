@@ -24,7 +24,14 @@ from discord_ui.custom_ids import STALE_BUTTON
 log = logging.getLogger("backgammon")
 
 # Extension modules (cogs) loaded at start-up, e.g. "cogs.games".
-EXTENSIONS: tuple[str, ...] = ("cogs.games", "cogs.league", "cogs.coach", "cogs.preferences")
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.games",
+    "cogs.league",
+    "cogs.coach",
+    "cogs.preferences",
+    "cogs.tournaments",
+    "cogs.puzzles",
+)
 # While the gateway is connected, the bot touches HEALTH_FILE this often (see health.py).
 HEALTH_INTERVAL = 15.0
 

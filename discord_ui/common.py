@@ -4,15 +4,54 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import discord
 from discord import app_commands
 
 from app.records import GameChoice
+from app.venues import Venue, guild_scope, venue
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def anywhere(command: T) -> T:
+    """A command for wherever its user is: servers with the bot, the bot's DM, and, installed
+    to the user's account, servers without the bot, group DMs and DMs (Discord shows it there)."""
+    installs = app_commands.allowed_installs(guilds=True, users=True)
+    contexts = app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    return contexts(installs(command))
+
+
+def works_anywhere(command: object) -> bool:
+    """Whether ``command`` was declared with :func:`anywhere`."""
+    installs = getattr(command, "allowed_installs", None)
+    return installs is not None and bool(installs.user)
+
+
+def where(interaction: discord.Interaction[Any]) -> Venue:
+    """Where ``interaction`` came from (see :mod:`app.venues`)."""
+    return venue(
+        guild_id=interaction.guild_id,
+        guild_installed=interaction.is_guild_integration(),
+        # Discord's context 1 (BOT_DM) is discord.py's dm_channel flag.
+        bot_dm=interaction.guild_id is None
+        and interaction.context.dm_channel
+        and not interaction.context.private_channel,
+    )
+
+
+def scope(interaction: discord.Interaction[Any]) -> int:
+    """The guild whose games and ratings ``interaction`` sees (0: the user's practice)."""
+    return guild_scope(interaction.guild_id, where(interaction))
+
+
+def message_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    """A link to a message (a game of no server: its DM, ``@me``)."""
+    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
 
 
 async def guarded(interaction: discord.Interaction[Any], work: Coroutine[Any, Any, None]) -> None:

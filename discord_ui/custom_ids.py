@@ -34,7 +34,18 @@ BUILDER_TEMPLATE = (
 )
 STEP_TEMPLATE = rf"bg:ms:(?P<row>[0-9]):(?P<game>{_NUMBER}):(?P<version>{_NUMBER}):{_STEPS}"
 CHALLENGE_TEMPLATE = rf"bg:(?P<action>accept|decline):(?P<challenge>{_NUMBER})"
+SIGNUP_TEMPLATE = rf"tn:(?P<action>join|leave):(?P<tournament>{_NUMBER})"
 PAGE_TEMPLATE = rf"lb:(?P<guild>{_NUMBER}):(?P<board>[a-z][a-z-]{{0,39}}):(?P<page>{_NUMBER})"
+
+#: Previous/Next through a review's worst mistakes: whose (0, 1 a seat, 2 both) and the page.
+REVIEW_PAGE_TEMPLATE = rf"rv:(?P<game>{_NUMBER}):(?P<who>[0-2]):(?P<page>[0-2])"
+#: A puzzle's Answer button (``ans``, opens a form) and its move builder's opening button
+#: (``bld``): the benchmark puzzle's key "<variant>:<hash>".
+_PUZZLE = r"(?P<variant>[a-z][a-z-]{0,19}):(?P<key>[0-9a-f]{12})"
+PUZZLE_TEMPLATE = rf"pz:(?P<action>ans|bld):{_PUZZLE}"
+#: The puzzle's move builder: Undo, Confirm, Start over, and the step menus (``s<row>``).
+PUZZLE_BUILDER_TEMPLATE = rf"pz:(?P<action>undo|confirm|reset):{_PUZZLE}:{_STEPS}"
+PUZZLE_STEP_TEMPLATE = rf"pz:s(?P<row>[0-9]):{_PUZZLE}:{_STEPS}"
 
 STALE_BUTTON = (
     "This button does not work any more (its message is too old, or the bot has changed "
@@ -88,7 +99,52 @@ class BuilderClick:
     row: int = 0
 
 
-Click = GameClick | ChallengeClick | PageClick | ResultClick | ConfirmClick | BuilderClick
+@dataclass(frozen=True, slots=True)
+class SignupClick:
+    """Join or Leave under a tournament's sign-up message."""
+
+    action: str
+    tournament_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewPageClick:
+    game_id: int
+    who: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleClick:
+    """``ans``: the Answer button; ``bld``: Build it."""
+
+    action: str
+    puzzle: str
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleBuilderClick:
+    """The puzzle builder's button (``action`` undo, confirm, reset) or step menu (``action``
+    "step", ``row`` the menu)."""
+
+    action: str
+    puzzle: str
+    steps: str
+    row: int = 0
+
+
+Click = (
+    GameClick
+    | ChallengeClick
+    | PageClick
+    | ResultClick
+    | ConfirmClick
+    | BuilderClick
+    | ReviewPageClick
+    | PuzzleClick
+    | PuzzleBuilderClick
+    | SignupClick
+)
 
 _GAME = re.compile(GAME_TEMPLATE)
 _RESULT = re.compile(RESULT_TEMPLATE)
@@ -97,6 +153,11 @@ _BUILDER = re.compile(BUILDER_TEMPLATE)
 _STEP = re.compile(STEP_TEMPLATE)
 _CHALLENGE = re.compile(CHALLENGE_TEMPLATE)
 _PAGE = re.compile(PAGE_TEMPLATE)
+_SIGNUP = re.compile(SIGNUP_TEMPLATE)
+_REVIEW_PAGE = re.compile(REVIEW_PAGE_TEMPLATE)
+_PUZZLE_CLICK = re.compile(PUZZLE_TEMPLATE)
+_PUZZLE_BUILDER = re.compile(PUZZLE_BUILDER_TEMPLATE)
+_PUZZLE_STEP = re.compile(PUZZLE_STEP_TEMPLATE)
 
 
 def _number(text: str) -> int | None:
@@ -137,4 +198,23 @@ def decode_custom_id(custom_id: object) -> Click | None:
         if guild is None or page is None:
             return None
         return PageClick(guild, match["board"], page)
+    if match := _SIGNUP.fullmatch(custom_id):
+        tournament = _number(match["tournament"])
+        return None if tournament is None else SignupClick(match["action"], tournament)
+    if match := _REVIEW_PAGE.fullmatch(custom_id):
+        game = _number(match["game"])
+        if game is None:
+            return None
+        return ReviewPageClick(game, int(match["who"]), int(match["page"]))
+    if match := _PUZZLE_CLICK.fullmatch(custom_id):
+        return PuzzleClick(match["action"], f"{match['variant']}:{match['key']}")
+    if (match := _PUZZLE_BUILDER.fullmatch(custom_id)) or (
+        match := _PUZZLE_STEP.fullmatch(custom_id)
+    ):
+        if len(match["steps"]) % 2:
+            return None
+        puzzle = f"{match['variant']}:{match['key']}"
+        if "row" in match.groupdict():
+            return PuzzleBuilderClick("step", puzzle, match["steps"], int(match["row"]))
+        return PuzzleBuilderClick(match["action"], puzzle, match["steps"])
     return None

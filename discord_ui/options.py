@@ -91,3 +91,4 @@ Hours = app_commands.Transform[int, WholeNumber("The number of hours", 1, MAX_HO
 ChallengeMinutes = app_commands.Transform[
     int, WholeNumber("The number of minutes", 1, MAX_CHALLENGE_MINUTES)
 ]
+SeasonMonths = app_commands.Transform[int, WholeNumber("The number of months", 1, 12)]

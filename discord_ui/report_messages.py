@@ -16,15 +16,24 @@ REPLAY_FILE = "replay-{id}.gif"
 CHART_FILE = "chances-{id}.png"
 
 
+#: How a review explains its figures, after the unit's own note.
+RATING_NOTE = (
+    " The performance rating puts every variant on one scale: 500 × the equity lost per "
+    "decision in typical game values (0 is perfect; about 5 is world class in backgammon). "
+    "A mistake is doubtful from 0.04 game values lost, bad from 0.08, very bad "
+    "from 0.16."
+)
+
+
 def unit_note(unit: str) -> str:
     if unit == "pip":
         return (
-            "Equity is in pips (the game scores the loser's pips); the equity lost per "
-            "decision is in pips too."
+            "Equity is in pips (the game scores the loser's pips); the error rate is the "
+            "equity lost per decision, in pips too." + RATING_NOTE
         )
     return (
         "Equity is in points per unit of stake; the error rate is the average equity lost "
-        "per decision, in thousandths."
+        "per decision, in thousandths." + RATING_NOTE
     )
 
 
@@ -49,7 +58,7 @@ def review_message(done: Review) -> tuple[discord.Embed, discord.File]:
     for seat in (0, 1):
         embed.add_field(
             name=names[seat][:250],
-            value=review_text(done.reviews[seat], unit)[:1024],
+            value=review_text(done.reviews[seat], unit, done.game_value, done.counts(seat))[:1024],
             inline=False,
         )
     embed.set_image(url=f"attachment://{CHART_FILE.format(id=found.id)}")

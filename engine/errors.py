@@ -6,6 +6,8 @@ is told apart from well-formed notation that the rules forbid (``IllegalPlayErro
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class EngineError(ValueError):
     def __init__(self, code: str, message: str) -> None:
@@ -15,6 +17,15 @@ class EngineError(ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+    def _init_args(self) -> tuple[Any, ...]:
+        """The constructor arguments that make this error again (for pickling)."""
+        return (self.code, self.message)
+
+    def __reduce__(self) -> tuple[type[EngineError], tuple[Any, ...]]:
+        # An exception pickles as ``type(*self.args)`` by default, and ``args`` holds the
+        # message only: that call fails (in the compiled build as in Python).
+        return (type(self), self._init_args())
 
 
 class InvalidPlayError(EngineError):
@@ -29,12 +40,18 @@ class IllegalPlayError(EngineError):
         #: Canonical texts of some legal plays, for the player's benefit.
         self.legal = legal
 
+    def _init_args(self) -> tuple[Any, ...]:
+        return (self.code, self.message, self.legal)
+
 
 class PositionError(EngineError):
     """A position text that is malformed or describes an impossible position (E_POSITION)."""
 
     def __init__(self, message: str) -> None:
         super().__init__("E_POSITION", message)
+
+    def _init_args(self) -> tuple[Any, ...]:
+        return (self.message,)
 
 
 class GameError(EngineError):

@@ -16,6 +16,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from engine.errors import EngineError, GameError
 from engine.game import GAME_OVER, MOVE, RESIGN_NAMES, ROLL, GameState, other
@@ -69,6 +70,9 @@ class HistoryError(GameError):
 
     def __init__(self, message: str) -> None:
         super().__init__("E_HISTORY", message)
+
+    def _init_args(self) -> tuple[Any, ...]:
+        return (self.message,)
 
 
 @dataclass(frozen=True, slots=True)

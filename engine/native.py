@@ -1,8 +1,9 @@
 """Which implementation of the engine runs: its Python sources, or a compiled build of them.
 
 The compiled build (``make fast-engine``, ``tools/build_fast_engine.py``) is the engine's own
-source compiled with mypyc into extension modules under ``build/fast-engine/engine/``; the
-Python sources stay the reference. ``engine/__init__.py`` calls ``activate`` before importing
+source compiled with mypyc into extension modules under ``build/fast-engine/engine/``, with
+the hand-written C hot paths (``engine/*.c``, see ``engine.movegen``); the Python sources stay
+the reference. ``engine/__init__.py`` calls ``activate`` before importing
 anything else: when the build is present and was made from exactly the current sources (a
 SHA-256 of each compiled file, recorded in the build's manifest) by this Python (its extension
 suffix), the build's folder goes first on the package's ``__path__``, so ``engine.movegen`` and
@@ -54,12 +55,19 @@ def compiled_sources(root: str = ROOT) -> list[str]:
     return sorted(found)
 
 
+def kernel_sources(root: str = ROOT) -> list[str]:
+    """The hand-written C extension modules the build compiles too (``engine/*.c``, each the
+    module of its name: ``engine/_classic_kernel.c`` is ``engine._classic_kernel``)."""
+    folder = os.path.join(root, "engine")
+    return sorted(f"engine/{name}" for name in os.listdir(folder) if name.endswith(".c"))
+
+
 def source_digests(root: str = ROOT) -> dict[str, str]:
-    """SHA-256 (hex) of each compiled source file."""
+    """SHA-256 (hex) of each compiled source file (Python and C)."""
     import hashlib  # here: only a present build needs it (OpenSSL's import is 3 ms)
 
     out = {}
-    for path in compiled_sources(root):
+    for path in compiled_sources(root) + kernel_sources(root):
         with open(os.path.join(root, path), "rb") as f:
             out[path] = hashlib.sha256(f.read()).hexdigest()
     return out

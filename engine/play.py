@@ -75,6 +75,11 @@ class Play:
     def __repr__(self) -> str:
         return f"Play({self.text!r})"
 
+    def __reduce__(self) -> tuple[type[Play], tuple[tuple[Step, ...], Position, Position]]:
+        # By constructor arguments: a compiled (mypyc) Play has no default pickling, and plays
+        # cross to the worker processes. The text is recomputed there on first use.
+        return (Play, (self.steps, self.before, self.after))
+
 
 #: Point names in canonical text (0 = off, 25 = bar).
 _NAMES = ("off", *(str(p) for p in range(1, 25)), "bar")

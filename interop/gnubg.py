@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 
 from engine.game import DOUBLE, GAME_OVER, MATCH_OVER, MOVE, GameState, ResultKind
-from engine.position import O, Position, X
+from engine.position import O, Position, X, make_position
 from engine.variants import VARIANTS
 
 #: gnubg's game states (the match ID's 3-bit field).
@@ -51,6 +51,42 @@ def position_id(pos: Position) -> str:
             fields.append(((1 << count) - 1, count + 1))  # count ones, then a zero
         fields.append(((1 << bar) - 1, bar + 1))
     return _pack(fields, 10)
+
+
+def position_from_id(text: str) -> Position:
+    """The classic position of a gnubg position ID, the player on roll as X. Raises
+    ValueError for anything that is not the ID of a position with 15 checkers a side."""
+    text = text.strip()
+    if len(text) != 14 or not all(c.isascii() and (c.isalnum() or c in "+/") for c in text):
+        raise ValueError("a gnubg position ID is 14 characters of A-Z, a-z, 0-9, + and /")
+    value = int.from_bytes(base64.b64decode(text + "=="), "little")
+    counts: list[list[int]] = [[], []]  # the player not on roll, then the player on roll
+    for side in counts:
+        while len(side) < 25:
+            run = 0
+            while value & 1:
+                run += 1
+                value >>= 1
+            value >>= 1
+            side.append(run)
+    if value:
+        raise ValueError("the ID has bits after both players' checkers")
+    theirs, mine = counts
+    if sum(mine) > 15 or sum(theirs) > 15:
+        raise ValueError("a player has more than 15 checkers")
+    if not sum(mine) or not sum(theirs):
+        raise ValueError("a player has borne off every checker: the game is over")
+    stacks: dict[int, str] = {}
+    for p in range(1, 25):
+        if mine[p - 1] and theirs[24 - p]:
+            raise ValueError(f"both players have checkers on point {p}")
+        if mine[p - 1]:
+            stacks[p] = X * mine[p - 1]
+        elif theirs[24 - p]:
+            stacks[p] = O * theirs[24 - p]
+    # Checkers neither on the board nor on the bar are borne off.
+    off = (15 - sum(mine), 15 - sum(theirs))
+    return make_position("classic", stacks, bar=(mine[24], theirs[24]), off=off)
 
 
 def _game_state(state: GameState) -> tuple[int, int]:

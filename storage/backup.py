@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storage.postgres import is_postgres_url
-from storage.schema import load_migrations
+from storage.schema import latest_version, load_migrations
 
 #: Where the bot keeps its SQLite file when DATABASE_PATH is not set (app.config uses it too).
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
@@ -84,7 +84,7 @@ def _check(conn: sqlite3.Connection, shown: Path) -> Copied:
     if problems != ["ok"]:
         raise BackupError(f"{shown} failed the integrity check: " + "; ".join(problems[:5]))
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    latest = len(load_migrations())
+    latest = latest_version(load_migrations())
     if version == 0:
         raise BackupError(f"{shown} is not a database of this bot (schema version 0)")
     if version > latest:

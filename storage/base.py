@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from storage.checks import check_count, check_text, check_time
 from storage.core import StorageCore, Tx, UniqueViolation
+from storage.repos.analysis import AnalysisRepository
 from storage.repos.challenges import ChallengeRepository
 from storage.repos.game_upkeep import GameUpkeepRepository
 from storage.repos.games import GameRepository
 from storage.repos.ratings import RatingsRepository
 from storage.repos.settings import SettingsRepository
+from storage.repos.tournaments import TournamentRepository
 
 __all__ = ["Storage", "StorageCore", "Tx", "UniqueViolation"]
 
@@ -30,6 +32,8 @@ class Storage(
     GameRepository,
     GameUpkeepRepository,
     RatingsRepository,
+    TournamentRepository,
+    AnalysisRepository,
     StorageCore,
 ):
     """The storage contract: async access to the bot's database, whatever the backend."""

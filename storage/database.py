@@ -33,7 +33,7 @@ from storage.base import Storage
 from storage.core import Tx, UniqueViolation
 from storage.errors import DatabaseGoneError, InvalidInputError, SchemaTooNewError, StorageError
 from storage.rows import Row
-from storage.schema import MIGRATIONS_DIR, Migration, load_migrations
+from storage.schema import MIGRATIONS_DIR, Migration, latest_version, load_migrations, pending
 
 #: Longest a writer waits for another connection's write lock before failing.
 BUSY_TIMEOUT_MS = 5000
@@ -191,11 +191,11 @@ class Database(Storage):
 
     @staticmethod
     async def _migrate(conn: aiosqlite.Connection, migrations: Sequence[Migration]) -> int:
-        latest = len(migrations)
+        latest = latest_version(migrations)
         version = await _user_version(conn)
         if version > latest:
             raise SchemaTooNewError(version, latest)
-        for migration in migrations[version:]:
+        for migration in pending(migrations, version):
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 # Re-read under the write lock: another process may have migrated meanwhile.

@@ -4,11 +4,11 @@
                               --to postgresql://bot:password@localhost/backgammon
 
 Everything is copied with its ids (games, moves, challenges, ratings, rating history, guild
-settings, player preferences) in ONE PostgreSQL transaction, so a failure leaves the target
-empty. The SQLite file is only read (it is first brought up to the current schema if an older
-bot wrote it, as the bot itself would). Afterwards the row count and an id/version checksum of
-every table are compared on both sides. Stop the bot while migrating, then start it with
-DATABASE_URL set.
+settings, player preferences, tournaments with their entrants and pairings) in ONE PostgreSQL
+transaction, so a failure leaves the target empty. The SQLite file is only read (it is first
+brought up to the current schema if an older bot wrote it, as the bot itself would). Afterwards
+the row count and an id/version checksum of every table are compared on both sides. Stop the
+bot while migrating, then start it with DATABASE_URL set.
 
 Exit status: 0 copied and verified, 1 failed (nothing is left half-copied), 2 bad usage.
 """
@@ -28,7 +28,7 @@ import asyncpg
 from storage.database import Database
 from storage.errors import StorageError
 from storage.postgres import PostgresDatabase, is_postgres_url, redact, sync_sequences
-from storage.schema import load_migrations
+from storage.schema import latest_version, load_migrations
 
 #: Tables in foreign-key order, each with the columns that make a cheap checksum.
 TABLES: tuple[tuple[str, str], ...] = (
@@ -39,6 +39,13 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("ratings", "user_id + games + wins + points_won"),
     ("rating_history", "id + game_id + user_id"),
     ("player_preferences", "user_id + own_side"),
+    ("tournaments", "id + current_round"),
+    ("tournament_entrants", "tournament_id + user_id + joined_order"),
+    ("tournament_pairings", "id + round + table_no + posted"),
+    ("game_reviews", "game_id"),
+    ("puzzle_answers", "user_id + solved"),
+    ("puzzle_players", "user_id + solved + streak"),
+    ("daily_puzzles", "guild_id + channel_id"),
 )
 BATCH = 5000
 
@@ -60,7 +67,7 @@ async def _prepare_source(path: Path) -> None:
     """Bring an older file up to the current schema (the same migrations the bot applies)."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version < len(load_migrations()):
+    if version < latest_version(load_migrations()):
         db = await Database.open(path)
         await db.close()
 

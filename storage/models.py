@@ -21,6 +21,12 @@ OVERALL = "overall"
 
 GameStatus = Literal["active", "finished", "aborted"]
 ChallengeStatus = Literal["open", "accepted", "declined", "expired", "cancelled"]
+#: Where a game is played: a server with the bot, the bot's DM, or only through the
+#: interactions of a player who installed the app to their account (see migration 0011).
+GameContext = Literal["guild", "dm", "user"]
+GAME_CONTEXTS: tuple[GameContext, ...] = ("guild", "dm", "user")
+#: The guild_id of the games and challenges of no server (Discord ids are never 0).
+NO_GUILD = 0
 
 GAME_STATUSES: frozenset[str] = frozenset({"active", "finished", "aborted"})
 CHALLENGE_STATUSES: frozenset[str] = frozenset(
@@ -66,6 +72,10 @@ class GuildSettings:
     board_theme: str = DEFAULT_BOARD_THEME
     #: Accepting a challenge opens a thread for the game (where the bot may create one).
     game_threads: bool = True
+    #: Members with this role may run tournaments (besides those with Manage Server).
+    organiser_role_id: int | None = None
+    #: How many calendar months a leaderboard season lasts.
+    season_months: int = 1
 
 
 #: When a player is pinged as their turn starts (``PlayerPreferences.pings``).
@@ -79,9 +89,9 @@ class PlayerPreferences:
     user_id: int
     #: None: the theme of the server the board is shown in.
     board_theme: str | None = None
-    #: True: private boards are drawn from the player's own side of the table (else, like the
-    #: channel's board, from the side of the player to act).
-    own_side: bool = False
+    #: True (the default): private boards are drawn from the player's own side of the table;
+    #: False: from the side the game's shared board is drawn from.
+    own_side: bool = True
     #: "always", "away" (only when they have not acted in that game for two minutes) or
     #: "never".
     pings: str = "away"
@@ -143,6 +153,19 @@ class Game:
     #: The channel whose challenge opened this game's thread (``channel_id`` is the thread);
     #: None when the game is played in the channel itself.
     parent_channel_id: int | None = None
+    #: Where it is played; outside ``"guild"`` it belongs to no server (``guild_id`` 0).
+    context: GameContext = "guild"
+
+    @property
+    def in_server(self) -> bool:
+        """Played in a server with the bot (rated if agreed, on its leaderboard and /games)."""
+        return self.context == "guild"
+
+    @property
+    def channel_reachable(self) -> bool:
+        """Whether the bot may post and edit in the game's channel itself; False: only the
+        players' interactions (responses and their follow-ups) reach it."""
+        return self.context != "user"
 
     @property
     def home_channel_id(self) -> int:
@@ -356,3 +379,121 @@ class Shards:
 
     def owns(self, guild_id: int) -> bool:
         return self.shard_of(guild_id, self.count) in self.ids
+
+
+# ---------------------------------------------------------------------- tournaments
+
+TournamentState = Literal["registration", "running", "finished", "cancelled"]
+PairingState = Literal["pending", "playing", "finished", "forfeited", "bye"]
+TOURNAMENT_FORMATS: tuple[str, ...] = ("swiss", "knockout", "round-robin", "arena")
+#: Longest tournament name stored.
+MAX_TOURNAMENT_NAME = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    id: int
+    guild_id: int
+    channel_id: int
+    name: str
+    format: str
+    variant: str
+    match_length: int
+    #: Rounds asked for (None: the format's default until the start fixes it).
+    rounds: int | None
+    #: A round's time in minutes (a match nobody starts in it is a double forfeit); in an
+    #: arena, how long the arena runs.
+    minutes: int
+    starts_at: float | None
+    rated: bool
+    max_players: int | None
+    state: TournamentState
+    current_round: int
+    round_started_at: float | None
+    organiser_id: int
+    signup_message_id: int | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "registration"
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentEntrant:
+    tournament_id: int
+    user_id: int
+    #: 1 for the first to join, 2 for the next...
+    joined_order: int
+    #: The seed rating (read from the ratings when the event starts).
+    rating: float
+    withdrawn: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NewPairing:
+    """A pairing about to be stored (``second_id`` None: a bye)."""
+
+    table_no: int
+    first_id: int
+    second_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPairing:
+    id: int
+    tournament_id: int
+    round: int
+    table_no: int
+    first_id: int
+    second_id: int | None
+    game_id: int | None
+    thread_id: int | None
+    state: PairingState
+    #: Finished: the match's winner (None: a draw). Forfeited: who won by forfeit (None: a
+    #: double forfeit).
+    winner_id: int | None
+    first_points: int
+    second_points: int
+    forfeit: bool
+    #: The order results came in (1, 2, ... within the event).
+    sequence: int
+    #: False: its thread and pings are still owed.
+    posted: bool
+    created_at: float
+    finished_at: float | None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.second_id is None
+
+    @property
+    def is_done(self) -> bool:
+        return self.state in ("finished", "forfeited", "bye")
+
+    def has_player(self, user_id: int) -> bool:
+        return user_id in (self.first_id, self.second_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRow:
+    """A player's results within a season's dates (ratings stay continuous across seasons).
+    ``rank``: by score (a win 1, a draw 0.5), then rating gained in the season."""
+
+    rank: int
+    user_id: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    points_won: int
+    #: The rating after the player's last game of the season.
+    rating: float
+    #: How much the rating moved over the season's games.
+    change: float
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2

@@ -30,7 +30,7 @@ from storage.base import Storage
 from storage.core import Tx, UniqueViolation
 from storage.errors import SchemaTooNewError, StorageError
 from storage.rows import Row
-from storage.schema import MIGRATIONS_DIR, Migration, load_migrations
+from storage.schema import MIGRATIONS_DIR, Migration, latest_version, load_migrations, pending
 
 PG_MIGRATIONS_DIR = MIGRATIONS_DIR / "postgresql"
 #: The two-int advisory lock key of the migrations (the one-bigint key space, used for guild
@@ -177,7 +177,7 @@ class PostgresDatabase(Storage):
 async def sync_sequences(fetch: Callable[[str], Awaitable[object]]) -> None:
     """Move each identity sequence past the largest id (after rows were copied with their ids);
     ``fetch`` runs one statement (a Tx's ``fetchall`` or a connection's ``fetch``)."""
-    for table in ("games", "challenges", "rating_history"):
+    for table in ("games", "challenges", "rating_history", "tournaments", "tournament_pairings"):
         await fetch(
             f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
             f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"
@@ -196,7 +196,7 @@ async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration]) -> 
     """Apply the missing migrations, each in its own transaction with its version row, under a
     session advisory lock: processes starting together wait for each other and each migration
     runs once."""
-    latest = len(migrations)
+    latest = latest_version(migrations)
     await conn.execute("SELECT pg_advisory_lock($1, $2)", *_MIGRATION_LOCK)
     try:
         await conn.execute(
@@ -207,7 +207,7 @@ async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration]) -> 
         version = await schema_version(conn)
         if version > latest:
             raise SchemaTooNewError(version, latest)
-        for migration in migrations[version:]:
+        for migration in pending(migrations, version):
             try:
                 async with conn.transaction():
                     for statement in migration.statements:

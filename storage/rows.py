@@ -14,6 +14,7 @@ from storage.models import (
     Challenge,
     ChallengeStatus,
     Game,
+    GameContext,
     GameStatus,
     PlayerStats,
 )
@@ -29,7 +30,7 @@ GAME_COLUMNS = (
     "id, guild_id, channel_id, variant, player_x, player_o, match_length, status, state_json, "
     "version, board_message_id, created_at, last_action_at, reminded_at, finished_at, "
     "winner_id, result_kind, points, score_x, score_o, ai_level, rated, hints, board_owed_version, "
-    "parent_channel_id"
+    "parent_channel_id, context"
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, challenger_id, opponent_id, variant, match_length, message_id, "
@@ -89,6 +90,7 @@ def game_from_row(row: Row) -> Game:
         hints=bool(row["hints"]),
         board_owed_version=row["board_owed_version"],
         parent_channel_id=row["parent_channel_id"],
+        context=cast(GameContext, row["context"]),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,16 @@ class Migration:
     version: int
     name: str
     statements: tuple[str, ...]
+
+
+def latest_version(migrations: Sequence[Migration]) -> int:
+    """The schema version once ``migrations`` are applied (0: none)."""
+    return migrations[-1].version if migrations else 0
+
+
+def pending(migrations: Sequence[Migration], version: int) -> tuple[Migration, ...]:
+    """The migrations a database at ``version`` has yet to apply, in order."""
+    return tuple(m for m in migrations if m.version > version)
 
 
 def split_statements(script: str) -> tuple[str, ...]:
@@ -49,7 +60,12 @@ def _has_code(sql: str) -> bool:
 
 
 def load_migrations(directory: Path = MIGRATIONS_DIR) -> tuple[Migration, ...]:
-    """Read the migrations of ``directory``; they must be numbered 1, 2, 3, ... without gaps."""
+    """Read the migrations of ``directory``, in the order of their numbers.
+
+    Numbers may skip (branches developed side by side reserve numbers of their own: a branch
+    with 0012 before the 0010 and 0011 of others); a database records the highest number
+    applied, and a start applies every migration above it, in order. Merged, the numbers are
+    1..N again."""
     found: dict[int, Path] = {}
     for path in directory.iterdir():
         match = _NAME.match(path.name)
@@ -60,8 +76,8 @@ def load_migrations(directory: Path = MIGRATIONS_DIR) -> tuple[Migration, ...]:
             raise StorageError(f"two migrations numbered {version}: {found[version]}, {path}")
         found[version] = path
     versions = sorted(found)
-    if versions != list(range(1, len(versions) + 1)):
-        raise StorageError(f"migrations must be numbered 1..N without gaps, found {versions}")
+    if versions and versions[0] < 1:
+        raise StorageError(f"migrations are numbered from 1, found {versions}")
     return tuple(
         Migration(v, found[v].name, split_statements(found[v].read_text(encoding="utf-8")))
         for v in versions

@@ -65,6 +65,15 @@ class Games(ChallengeCommands, PlayCommands, InfoCommands):
             log.info("posted %d board(s) owed since before the restart", posted)
 
     @commands.Cog.listener()
+    async def on_board_owed(self, channel_id: int, game_id: int) -> None:
+        """A game started elsewhere (a tournament's match in its thread) owes its first
+        board: posted like any owed board (and at the next start if this fails)."""
+        try:
+            await self._post_owed(channel_id, game_id)
+        except Exception as exc:
+            log.warning("could not post the first board of game %s: %s", game_id, exc)
+
+    @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A game's thread deleted under it: the game goes on in the channel it came from."""
         try:

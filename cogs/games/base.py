@@ -28,13 +28,14 @@ from app.table import Game, GameTable, Outcome, describe_play
 from discord_ui.boards import (
     BoardParts,
     Boards,
+    OutOfReach,
     actor_id,
     board_nonce,
     clip,
     has_buttons,
     ping,
 )
-from discord_ui.common import mention, send_committed
+from discord_ui.common import mention, message_link, send_committed
 from discord_ui.layout import MAX_TEXT
 from discord_ui.looks import player_theme
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
@@ -149,10 +150,6 @@ def recorded(outcome: Outcome) -> str:
     return "Your action was recorded, but Discord did not take the reply. /board shows the game."
 
 
-def message_link(guild_id: int, channel_id: int, message_id: int) -> str:
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
-
-
 def display(user: discord.abc.User) -> str:
     return user.display_name[:32]
 
@@ -174,6 +171,7 @@ class GamesBase(commands.Cog):
         self.challenges = services.challenges
         self.server_settings = services.server_settings
         self.reports = services.reports
+        self.analyst = services.analyst
         self.league = services.league
         self.boards = Boards(bot, services.table, services.server_settings.theme)
         #: Channels whose latest board never reached Discord (an action was committed but its
@@ -194,6 +192,8 @@ class GamesBase(commands.Cog):
         person's command waits for the reply: its own "thinking" says so, for free."""
         if any(w.channel_id == channel_id for w in self._waiting.values()):
             return
+        if not self.boards.reachable(channel_id):
+            return  # the bot is not a member there
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
@@ -216,6 +216,11 @@ class GamesBase(commands.Cog):
             return 0
         posted = 0
         for game in owed:
+            self.boards.note(game)
+            if not game.channel_reachable:
+                # Only an interaction reaches that channel: the player's next one shows the
+                # board (/board, or the board of their next action).
+                continue
             if self.bot.get_channel(game.channel_id) is None and not self._shard_has(game):
                 continue  # another process's guild
             try:
@@ -233,6 +238,10 @@ class GamesBase(commands.Cog):
         return posted
 
     def _shard_has(self, game: Game) -> bool:
+        if not game.in_server:
+            # Discord sends direct messages to shard 0 (a game of no server has guild id 0).
+            shards = getattr(self.bot, "owned_shards", None)
+            return shards is None or 0 in shards.ids
         return self.bot.get_guild(game.guild_id) is not None
 
     async def _post_owed(self, channel_id: int, game_id: int | None) -> bool:
@@ -278,6 +287,8 @@ class GamesBase(commands.Cog):
         channel_id = interaction.channel_id
         if channel_id is None or channel_id not in self._owed_boards:
             return
+        if not self.boards.reachable(channel_id):
+            return  # the command's own board pays it (see ``show``, ``board``)
         self._owed_boards.discard(channel_id)
         try:
             await self._post_owed(channel_id, None)
@@ -327,6 +338,7 @@ class GamesBase(commands.Cog):
     async def post_board(self, game: Game, outcome: Outcome, header: str) -> None:
         """Show the computer's reply: with the person's action that it answers when that
         interaction waits for it (one board, posted for free), else on the game's board."""
+        self.boards.note(game)
         async with self.table.lock(game.channel_id):
             waiting = self._waiting.pop(game.id, None)
             lines = [line for line in (header, *outcome.events) if line]
@@ -450,6 +462,7 @@ class GamesBase(commands.Cog):
         else the board of the turn redrawn in place. When the computer answers next, the
         action is shown with its reply (one board), so the interaction waits for it."""
         state, game = outcome.state, outcome.game
+        self.boards.note(game)
         lines = [line for line in (header, *outcome.events) if line]
         new = (kind in ("play", "start") and not same_turn(old, state)) or (
             state.game_number != old.game_number
@@ -517,6 +530,15 @@ class GamesBase(commands.Cog):
         parts = await self.boards.public(game, state, content, buttons)
         on_board = _clicked_on(interaction, before.board_message_id)
         board_id = before.board_message_id
+        if (
+            not new
+            and board_id is not None
+            and not on_board
+            and not self.boards.can_edit(game.channel_id, board_id)
+        ):
+            # Where the bot is not a member, a board whose webhook has expired cannot be
+            # edited: this interaction's follow-up is the board now.
+            new = True
         if not new and board_id is not None:
             try:
                 if on_board:
@@ -525,8 +547,10 @@ class GamesBase(commands.Cog):
                     self.boards.remember_face(board_id, parts.face)
                 else:
                     await self.boards.redraw(game.channel_id, board_id, parts)
-            except discord.NotFound:
-                new = True  # the board was deleted: a new one below, with a fresh picture
+            except (discord.NotFound, OutOfReach):
+                # Deleted, or out of reach (its webhook expired where the bot is not a
+                # member): a new one below, with a fresh picture.
+                new = True
                 parts = await self.boards.public(game, state, content, buttons)
             else:
                 await self.play.board_shown(game)

@@ -15,8 +15,9 @@ from app.challenges import Answering, BotOpponent, describe_options, option_sugg
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
 from app.table import Challenge, Outcome
+from app.venues import Venue
 from discord_ui.boards import actor_id, board_nonce, ping
-from discord_ui.common import mention
+from discord_ui.common import anywhere, mention, where
 from discord_ui.options import MatchLength, Variant
 from engine import get_variant
 from render.game_scene import plural
@@ -42,7 +43,8 @@ class ChallengeCommands(GamesBase):
     @app_commands.command(name="challenge", description="Challenge someone (or anyone) to a game")
     @app_commands.describe(
         variant="Which game to play",
-        opponent="Who you want to play (leave empty for an open challenge anyone may accept)",
+        opponent="Who you play (empty: an open challenge; in DMs or where the bot is absent: the "
+        "computer)",
         length="Match length in points (default 1: a single game)",
         options="Rule options, e.g. plakoto (pin-mother), mustEnterAll (Dutch), previousWinner",
         level="Against this bot (the computer): how strong it plays (default: expert)",
@@ -50,7 +52,7 @@ class ChallengeCommands(GamesBase):
         "the computer",
     )
     @app_commands.choices(level=LEVEL_CHOICES)
-    @app_commands.guild_only()
+    @anywhere
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
@@ -61,30 +63,35 @@ class ChallengeCommands(GamesBase):
         level: app_commands.Choice[str] | None = None,
         hints: bool = False,
     ) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         me = self.bot.user
-        computer = opponent is not None and me is not None and opponent.id == me.id
+        here = where(interaction)
+        # Outside a server with the bot only the computer plays: no opponent means it.
+        computer = (opponent is None and here != "guild") or (
+            opponent is not None and me is not None and opponent.id == me.id
+        )
         if opponent is not None and opponent.bot and not computer:
             raise BotOpponent(
                 f"Other bots do not play here; challenge a person, or me "
                 f"({me.mention if me else 'this bot'}) to play the computer."
             )
         opened = await self.challenges.open(
-            guild_id=interaction.guild_id,
+            guild_id=interaction.guild_id or 0,
             channel_id=interaction.channel_id,
             challenger_id=interaction.user.id,
-            opponent_id=None if opponent is None else opponent.id,
+            opponent_id=me.id if computer and me is not None else getattr(opponent, "id", None),
             variant=variant.value,
             length=length,
             options=options or "",
             hints=hints,
             computer=computer,
             level=level.value if level else None,
+            where=here,
         )
         challenge = opened.challenge
         if computer:
             await self._start_against_computer(
-                interaction, challenge, level.value if level else STRONGEST
+                interaction, challenge, level.value if level else STRONGEST, here
             )
             return
         view = discord.ui.View(timeout=None)
@@ -255,10 +262,15 @@ class ChallengeCommands(GamesBase):
         self.after_action(outcome)
 
     async def _start_against_computer(
-        self, interaction: discord.Interaction[Any], challenge: Challenge, level: str
+        self,
+        interaction: discord.Interaction[Any],
+        challenge: Challenge,
+        level: str,
+        here: Venue = "guild",
     ) -> None:
         """No accept step: the game starts at once (in a thread of its own where the server
-        has threads), and the computer plays if it is its turn."""
+        has threads), and the computer plays if it is its turn. Outside a server with the
+        bot (``here``) the game is played in the channel, shown through the interaction."""
         names = (display(interaction.user), computer_name(level))
         header = (
             # The computer's name carries its level in brackets already: its colour goes
@@ -273,7 +285,7 @@ class ChallengeCommands(GamesBase):
         # or, without a thread, the "thinking" that the first board fills.
         await interaction.response.defer(thinking=True)
         thread_id = None
-        if isinstance(interaction.channel, discord.TextChannel):
+        if here == "guild" and isinstance(interaction.channel, discord.TextChannel):
             started = await interaction.edit_original_response(
                 content=f"{header}\n*The game is on in its thread.*"
             )
@@ -293,7 +305,7 @@ class ChallengeCommands(GamesBase):
             )
 
         outcome = await self.challenges.start_against_computer(
-            challenge, names, level, show, thread_id=thread_id
+            challenge, names, level, show, thread_id=thread_id, where=here
         )
         self.after_action(outcome)
 
@@ -310,6 +322,7 @@ class ChallengeCommands(GamesBase):
         content = board_text(outcome, [line for line in (*lines, *outcome.events) if line])
         parts = await self.boards.public(game, state, content, board_buttons(game, state))
         message: discord.Message
+        self.boards.note(game)
         if in_reply:
             message = await interaction.edit_original_response(**parts.to_edit())
             self.boards.remember_original(message.id, interaction)
@@ -344,10 +357,11 @@ class ChallengeCommands(GamesBase):
             hints=game.hints and not game.against_computer,
             computer=game.against_computer,
             level=game.ai_level,
+            where=game.context,
         )
         if game.against_computer:
             await self._start_against_computer(
-                interaction, opened.challenge, game.ai_level or STRONGEST
+                interaction, opened.challenge, game.ai_level or STRONGEST, game.context
             )
             return
         view = discord.ui.View(timeout=None)

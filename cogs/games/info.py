@@ -11,7 +11,7 @@ from ai.types import LEVELS
 from app.computer import LEVEL_ABOUT
 from app.table import Game, GameTable
 from discord_ui.boards import NO_PINGS, actor_id
-from discord_ui.common import mention
+from discord_ui.common import anywhere, mention
 from discord_ui.options import Variant
 from engine import get_variant
 from render.game_scene import plural
@@ -47,7 +47,9 @@ HELP_LINES = (
     "channel. `/rules variant` lists a game's options (e.g. `plakoto`, `mustEnterAll`); "
     "`hints:true` lets both players use `/hint` (the game is then not rated).",
     "**The computer**: `/challenge @this-bot variant [length] [level]` starts at once (not "
-    "rated, `/hint` allowed). Levels, weakest first: {levels}.",
+    "rated, `/hint` allowed). In the bot's direct messages, or anywhere with the app added to "
+    "your account, `/challenge variant` alone plays the computer (practice, shown apart in "
+    "`/stats`). Levels, weakest first: {levels}.",
     "**Play**: `/move 24/18 13/11` in standard notation: `bar/22*` enters and hits, `6/off` "
     "bears off, `8/2(2)` moves two checkers, `^` marks a pin/trap, `pass` when you cannot "
     "move. The move box suggests your legal plays as you type (`8/` shows the plays from the "
@@ -63,9 +65,11 @@ HELP_LINES = (
     "**League**: `/leaderboard`, `/stats`, `/history`, `/record` (a game's record as a file), "
     "`/claim` (your opponent has been idle too long), `/settings` (server managers: timers and "
     "the server's board theme).",
-    "**Learn**: `/hint` (best plays, only you see it), `/review game` (mistakes and luck, with "
-    "a chart of the winning chances), `/replay game` (an animated replay), `/record game "
-    "format:mat` (backgammon: a match file for GNU Backgammon).",
+    "**Learn**: `/hint` (best plays, only you see it; `depth:deep` by rollouts), `/review game` "
+    "(error rate, performance rating, mistakes and luck, with a chart of the winning chances), "
+    "`/analyze` (any position ranked by rollouts), `/puzzle` (find the best play), `/replay "
+    "game` (an animated replay), `/record game format:mat` (backgammon: a match file for GNU "
+    "Backgammon).",
 )
 HELP_TEXT = "\n".join(HELP_LINES).replace(
     "{levels}", " · ".join(f"`{level}`: {LEVEL_ABOUT[level]}" for level in LEVELS)
@@ -99,6 +103,7 @@ class InfoCommands(GamesBase):
 
     @app_commands.command(name="rules", description="A short rules card for a variant")
     @app_commands.describe(variant="Which game")
+    @anywhere
     async def rules(self, interaction: discord.Interaction[Any], variant: Variant) -> None:
         rules = get_variant(variant.value)
         embed = discord.Embed(title=rules.name, description=rules.rules_card)
@@ -125,6 +130,7 @@ class InfoCommands(GamesBase):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with this bot")
+    @anywhere
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         embed = discord.Embed(title="Backgammon variants", description=HELP_TEXT)
         await interaction.response.send_message(embed=embed, ephemeral=True)

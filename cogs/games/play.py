@@ -1,5 +1,5 @@
 """Playing: /move (with its suggestions), /roll, /double, /take, /pass, the board's buttons,
-/board, /resign and /abort."""
+/board, /resign, /abort and /claim."""
 
 from __future__ import annotations
 
@@ -13,17 +13,19 @@ from discord import app_commands
 
 from app.errors import Refusal
 from app.play import AbortAlreadyAsked
+from app.records import duration
 from app.table import Action, Game, Outcome
 from discord_ui.boards import NO_PINGS, ping
-from discord_ui.common import mention
+from discord_ui.common import anywhere, mention, message_link, scope
 from discord_ui.looks import player_theme
 from discord_ui.report_messages import record_message, replay_message, review_message
+from discord_ui.review_pages import send_mistakes
 from engine import builder
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import plural, roll_text
 
-from .base import GamesBase, player_name, prompt, recorded
+from .base import GamesBase, board_buttons, board_text, player_name, prompt, recorded
 from .buttons import BuilderButton, BuilderSelect, ConfirmButton
 
 
@@ -103,7 +105,7 @@ class PlayCommands(GamesBase):
 
     @app_commands.command(name="move", description="Play your move in standard notation")
     @app_commands.describe(play="Your play, e.g. 24/18 13/11, bar/22*, 6/off, 8/2(2) or pass")
-    @app_commands.guild_only()
+    @anywhere
     async def move(self, interaction: discord.Interaction[Any], play: str) -> None:
         game = await self._active_game(interaction)
         self.play.check_turn(game, interaction.user.id, MOVE)
@@ -134,24 +136,24 @@ class PlayCommands(GamesBase):
         ]
 
     @app_commands.command(name="roll", description="Roll the dice (classic: instead of doubling)")
-    @app_commands.guild_only()
+    @anywhere
     async def roll(self, interaction: discord.Interaction[Any]) -> None:
         await self._cube(interaction, await self._active_game(interaction), "roll")
 
     @app_commands.command(name="double", description="Offer a double before rolling (classic)")
-    @app_commands.guild_only()
+    @anywhere
     async def double(self, interaction: discord.Interaction[Any]) -> None:
         await self._cube(interaction, await self._active_game(interaction), "double")
 
     @app_commands.command(name="take", description="Take the double you were offered")
-    @app_commands.guild_only()
+    @anywhere
     async def take(self, interaction: discord.Interaction[Any]) -> None:
         await self._cube(interaction, await self._active_game(interaction), "take")
 
     @app_commands.command(
         name="pass", description="Pass the double you were offered (lose the game)"
     )
-    @app_commands.guild_only()
+    @anywhere
     async def pass_(self, interaction: discord.Interaction[Any]) -> None:
         await self._cube(interaction, await self._active_game(interaction), "pass")
 
@@ -331,7 +333,7 @@ class PlayCommands(GamesBase):
         self, interaction: discord.Interaction[Any], action: str, game_id: int
     ) -> None:
         """A result card's buttons: the review, replay and record privately; a rematch."""
-        guild_id = interaction.guild_id
+        guild_id = scope(interaction)  # a practice game's buttons: its player's, anywhere
         if action == "rematch":
             await self._rematch(interaction, game_id)
             return
@@ -342,14 +344,16 @@ class PlayCommands(GamesBase):
             )
             embed, file = review_message(done)
             await interaction.followup.send(embed=embed, file=file, ephemeral=True)
+            await send_mistakes(interaction, self.analyst, game_id)
         elif action == "replay":
             job = await self.reports.replay_job(guild_id, game_id, interaction.user.id)
             text, file = replay_message(job, await self.reports.replay(job))
             await interaction.followup.send(text, file=file, ephemeral=True)
         else:
-            assert guild_id is not None
             made = await self.league.record(
-                await self.league.record_request(guild_id, game_id, mat=False)
+                await self.league.record_request(
+                    guild_id, game_id, mat=False, user_id=interaction.user.id
+                )
             )
             text, file = record_message(made)
             await interaction.followup.send(text, file=file, ephemeral=True)
@@ -383,9 +387,13 @@ class PlayCommands(GamesBase):
 
     @app_commands.command(name="board", description="Show the current board (only to you)")
     @app_commands.describe(public="Post it in the channel for everyone (pings nobody)")
-    @app_commands.guild_only()
+    @anywhere
     async def board(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
         game = await self._active_game(interaction)
+        self.boards.note(game)
+        if not self.boards.reachable(game.channel_id):
+            await self._live_board(interaction, game)
+            return
         await interaction.response.defer(ephemeral=not public, thinking=True)
         state = self.table.state_of(game)
         theme, viewer = await self.view_for(interaction, game, public)
@@ -393,10 +401,8 @@ class PlayCommands(GamesBase):
         if state.rules.has_gnubg_ids:
             lines.append(f"gnubg ID: `{gnubg_id(state)}`")
         if game.board_message_id is not None:
-            lines.append(
-                f"Live board: https://discord.com/channels/{game.guild_id}/{game.channel_id}/"
-                f"{game.board_message_id}"
-            )
+            link = message_link(game.guild_id, game.channel_id, game.board_message_id)
+            lines.append(f"Live board: {link}")
         # A board like the channel's (a layout in the colour of the player to act), without
         # buttons: the live board has them.
         parts = await self.boards.parts(
@@ -406,6 +412,27 @@ class PlayCommands(GamesBase):
         if public:  # the channel has seen the board now
             self._owed_boards.discard(game.channel_id)
             await self.play.board_shown(game)
+
+    async def _live_board(self, interaction: discord.Interaction[Any], game: Game) -> None:
+        """Where the bot is not a member, /board posts the game's live board anew as this
+        command's reply (with its buttons): the earlier board's webhook may have expired (15
+        minutes), and a board owed since a restart is shown here. Nothing is lost: the game
+        is in the database, the board only shows it."""
+        await interaction.response.defer(thinking=True)
+        async with self.table.lock(game.channel_id):
+            game = await self.play.active_game(game.channel_id)
+            state = self.table.state_of(game)
+            old = game.board_message_id
+            parts = await self.boards.public(
+                game, state, board_text(Outcome(game, state), []), board_buttons(game, state)
+            )
+            message = await interaction.edit_original_response(**parts.to_edit())
+            self.boards.remember_face(message.id, parts.face)
+            self.boards.remember_original(message.id, interaction)
+            await self.play.board_posted(game, message.id)
+            self._owed_boards.discard(game.channel_id)
+            if old is not None and old != message.id:
+                await self.boards.clear_buttons(game.channel_id, old)  # only while it can
 
     async def view_for(
         self, interaction: discord.Interaction[Any], game: Game, public: bool
@@ -424,7 +451,7 @@ class PlayCommands(GamesBase):
         level="What you concede (classic and the Pin games; default a single game)"
     )
     @app_commands.choices(level=RESIGN_CHOICES)
-    @app_commands.guild_only()
+    @anywhere
     async def resign(
         self, interaction: discord.Interaction[Any], level: app_commands.Choice[int] | None = None
     ) -> None:
@@ -473,6 +500,33 @@ class PlayCommands(GamesBase):
             (lambda s, st: s.accept_resign(st)) if accept else (lambda s, st: s.reject_resign(st))
         )
         await self._run_action(interaction, game, answer, "resign" if accept else "note", header)
+
+    @app_commands.command(
+        name="claim", description="Claim the game when your opponent has been idle too long"
+    )
+    @app_commands.guild_only()
+    async def claim(self, interaction: discord.Interaction[Any]) -> None:
+        """Ends the game on time: shown like any game's end (a new board, since the last one
+        is long past; the result card in the channel a thread came from)."""
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        game = await self._active_game(interaction)
+        old = self.table.state_of(game)
+        await self.acknowledge(interaction)
+        claim = await self.league.claim(
+            interaction.guild_id, interaction.channel_id, interaction.user.id
+        )
+        claimant = player_name(game, old, interaction.user)
+        header = (
+            f"{claimant} claims the game on time: {old.players[old.mover]} did not move for "
+            f"{duration(claim.idle_seconds)}."
+        )
+        await self.reply_committed(
+            interaction,
+            game.channel_id,
+            self.show(interaction, game, old, claim.outcome, [header], new=True),
+            recorded(claim.outcome),
+        )
+        self.after_action(claim.outcome)
 
     @app_commands.command(
         name="abort", description="End the game without a result (both players, or a moderator)"

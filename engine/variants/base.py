@@ -111,6 +111,9 @@ class Variant:
     stacks_mix: ClassVar[bool] = False
     #: Standard backgammon, which gnubg's position and match IDs and the .mat format describe.
     has_gnubg_ids: ClassVar[bool] = False
+    #: The compiled build's hand-written search for this variant's plain rolls ("classic":
+    #: engine/_classic_kernel.c), used by ``legal_plays`` when the build has it; "" for none.
+    native_kernel: ClassVar[str] = ""
 
     @property
     def entry_pile(self) -> str | None:
@@ -217,6 +220,11 @@ class Variant:
     #: What a game's score counts, and so the unit of its equities: "point" (a game is worth
     #: 1, 2 or 3 points, times the cube) or "pip" (the Pin games score the loser's pips).
     score_unit: ClassVar[str] = "point"
+
+    #: What a game is typically worth in ``score_unit``: the scale that makes equity lost
+    #: comparable across variants (mistake classes and performance ratings, docs/analysis.md).
+    #: A point for the games scored in points.
+    typical_game_value: ClassVar[float] = 1.0
 
     #: Resignation levels a loser may offer (classic: single, gammon, backgammon; the Pin
     #: games: the loser's pips x1, x2, x3). 1: resigning concedes the game at once.

@@ -62,6 +62,7 @@ class Classic(Variant):
 
     resign_levels = 3  # single, gammon, backgammon (times the cube)
     has_gnubg_ids = True
+    native_kernel = "classic"
 
     def score_win(self, pos: Position) -> Result:
         if pos.off[1] > 0:

@@ -6,5 +6,6 @@ its input checks, all written once for both backends against :class:`storage.cor
 * :mod:`~storage.repos.games` and :mod:`~storage.repos.game_upkeep`: games, their moves, board
   messages and owed boards, abort requests, reminders and claims;
 * :mod:`~storage.repos.ratings`: ratings, statistics, rating history, leaderboards, the record
-  against the computer, bulk imports.
+  against the computer, bulk imports;
+* :mod:`~storage.repos.analysis`: stored reviews, puzzle answers and streaks, daily puzzles.
 """

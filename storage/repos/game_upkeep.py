@@ -12,6 +12,7 @@ from storage.core import StorageCore, UniqueViolation, shard_filter
 from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
 from storage.models import Game, GuildSettings, NewMove, Shards
 from storage.repos.games import insert_moves
+from storage.repos.tournaments import record_match_aborted
 from storage.rows import GAME_COLUMNS, game_from_row, prefixed
 
 
@@ -124,6 +125,7 @@ class GameUpkeepRepository(StorageCore):
                     "last_action_at = ?, finished_at = ? WHERE id = ?",
                     (now, now, game_id),
                 )
+                await record_match_aborted(tx, game_id, now)
                 await insert_moves(tx, game_id, moves, now)
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return outcome, game_from_row(rows[0])

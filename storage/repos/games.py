@@ -27,8 +27,18 @@ from storage.checks import (
 )
 from storage.core import Tx, UniqueViolation
 from storage.errors import ChannelBusyError, ConflictError, InvalidInputError
-from storage.models import FinishedGame, Game, MatchResult, Move, NewMove
+from storage.models import (
+    GAME_CONTEXTS,
+    NO_GUILD,
+    FinishedGame,
+    Game,
+    GameContext,
+    MatchResult,
+    Move,
+    NewMove,
+)
 from storage.repos.ratings import RatingsRepository
+from storage.repos.tournaments import record_match_aborted, record_match_result
 from storage.rows import GAME_COLUMNS, game_from_row
 
 _MOVE_INSERT = (
@@ -76,6 +86,8 @@ class GameRepository(RatingsRepository):
         hints: bool = False,
         owe_board: bool = False,
         parent_channel_id: int | None = None,
+        pairing_id: int | None = None,
+        context: GameContext = "guild",
     ) -> Game:
         """Start a game (version 0). ``player_x`` is the challenger, in the first seat.
 
@@ -87,9 +99,17 @@ class GameRepository(RatingsRepository):
         channel, where the challenge was. With ``challenge_id``, that open challenge of the
         same channel (the parent's, for a thread) is marked accepted in the same transaction
         (:class:`ConflictError` if it is not open or has expired).
+        ``pairing_id``: the game is that tournament match's, which is marked started with it
+        (:class:`ConflictError` if that match has a game already or is over).
+        ``context``: where it is played (:data:`storage.models.GameContext`); a game outside a
+        server (``"dm"``, ``"user"``) has ``guild_id`` :data:`NO_GUILD` and is never rated.
         Raises :class:`ChannelBusyError` if the channel already has an active game.
         """
         check_id("guild_id", guild_id)
+        if context not in GAME_CONTEXTS:
+            raise InvalidInputError(f"unknown game context {context!r}")
+        if context != "guild" and (guild_id != NO_GUILD or rated):
+            raise InvalidInputError("a game outside a server has guild_id 0 and is not rated")
         check_id("channel_id", channel_id)
         check_variant(variant)
         check_id("player_x", player_x)
@@ -102,6 +122,7 @@ class GameRepository(RatingsRepository):
         check_optional_id("challenge_id", challenge_id)
         check_optional_id("board_message_id", board_message_id)
         check_optional_id("parent_channel_id", parent_channel_id)
+        check_optional_id("pairing_id", pairing_id)
         check_moves(moves)
         if ai_level is not None:
             check_text("ai_level", ai_level)
@@ -111,9 +132,9 @@ class GameRepository(RatingsRepository):
                     "INSERT INTO games (guild_id, channel_id, variant, player_x, player_o, "
                     "match_length, status, state_json, version, board_message_id, created_at, "
                     "last_action_at, ai_level, rated, hints, board_owed_version, "
-                    "parent_channel_id) "
+                    "parent_channel_id, context) "
                     "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?, ?, "
-                    f"{'0' if owe_board else 'NULL'}, ?) RETURNING id",
+                    f"{'0' if owe_board else 'NULL'}, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -129,6 +150,7 @@ class GameRepository(RatingsRepository):
                         int(bool(rated)),
                         int(bool(hints)),
                         parent_channel_id,
+                        context,
                     ),
                 )
             except UniqueViolation as exc:
@@ -147,6 +169,14 @@ class GameRepository(RatingsRepository):
                 )
                 if changed != 1:
                     raise ConflictError(f"challenge {challenge_id} is no longer open")
+            if pairing_id is not None:
+                changed = await tx.execute(
+                    "UPDATE tournament_pairings SET game_id = ?, thread_id = ?, "
+                    "state = 'playing' WHERE id = ? AND state = 'pending' AND game_id IS NULL",
+                    (game_id, channel_id if parent_channel_id is not None else None, pairing_id),
+                )
+                if changed != 1:
+                    raise ConflictError(f"tournament match {pairing_id} has started already")
             await insert_moves(tx, game_id, moves, now)
         return Game(
             game_id,
@@ -174,6 +204,7 @@ class GameRepository(RatingsRepository):
             bool(hints),
             0 if owe_board else None,
             parent_channel_id,
+            context,
         )
 
     async def get_game(self, game_id: int) -> Game | None:
@@ -319,6 +350,9 @@ class GameRepository(RatingsRepository):
             )
             await insert_moves(tx, game_id, moves, now)
             changes = await self._rate_finished_game(tx, game, result, (score_x, score_o), now, tau)
+            await record_match_result(
+                tx, game_id, game.player_x, result.winner_id, score_x, score_o, now
+            )
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return FinishedGame(game_from_row(rows[0]), changes)
 
@@ -356,6 +390,7 @@ class GameRepository(RatingsRepository):
             changed = await tx.execute(sql, params)
             if changed != 1:
                 raise ConflictError(f"game {game_id} is not active (at that version)")
+            await record_match_aborted(tx, game_id, now)
             await insert_moves(tx, game_id, moves, now)
             rows = await tx.fetchall(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return game_from_row(rows[0])

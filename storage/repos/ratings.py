@@ -9,6 +9,7 @@ writes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from league import glicko2
@@ -26,6 +27,7 @@ from storage.checks import (
 from storage.core import StorageCore, Tx
 from storage.errors import InvalidInputError
 from storage.models import (
+    NO_GUILD,
     OVERALL,
     ComputerRecord,
     Game,
@@ -35,6 +37,7 @@ from storage.models import (
     PlayerStats,
     RatingChange,
     RatingPoint,
+    SeasonRow,
 )
 from storage.rating import StatsKey, new_stats, rate
 from storage.rows import STATS_COLUMNS, STATS_SELECT, stats_from_row, stats_params
@@ -145,6 +148,55 @@ class RatingsRepository(StorageCore):
             )
         return page
 
+    async def season_results(
+        self, guild_id: int, variant: str | None, start: float, end: float
+    ) -> list[SeasonRow]:
+        """Every player's rated results of games finished in ``[start, end)`` in ``variant``
+        (None: all variants), best first (see :class:`SeasonRow`)."""
+        check_id("guild_id", guild_id)
+        board = OVERALL if variant is None else check_variant(variant)
+        start, end = check_time("start", start), check_time("end", end)
+        rows = await self._fetchall(
+            "SELECT h.user_id, h.rating, h.at, h.id, g.winner_id, g.player_x, g.score_x, "
+            "g.score_o, (SELECT p.rating FROM rating_history p WHERE p.guild_id = h.guild_id "
+            "AND p.variant = h.variant AND p.user_id = h.user_id AND p.at < h.at "
+            "ORDER BY p.at DESC, p.id DESC LIMIT 1) "
+            "FROM rating_history h JOIN games g ON g.id = h.game_id "
+            "WHERE h.guild_id = ? AND h.variant = ? AND h.at >= ? AND h.at < ? "
+            "ORDER BY h.at, h.id",
+            (guild_id, board, start, end),
+        )
+        tally: dict[int, list[Any]] = {}
+        for user, rating, _at, _id, winner, player_x, score_x, score_o, before in rows:
+            entry = tally.get(user)
+            if entry is None:
+                first = glicko2.DEFAULT_RATING if before is None else float(before)
+                # games, wins, losses, draws, points, last rating, rating before the season
+                entry = tally[user] = [0, 0, 0, 0, 0, float(rating), first]
+            entry[0] += 1
+            if winner is None:
+                entry[3] += 1
+            elif winner == user:
+                entry[1] += 1
+            else:
+                entry[2] += 1
+            entry[4] += int(score_x if player_x == user else score_o)
+            entry[5] = float(rating)
+        order = sorted(
+            tally.items(),
+            key=lambda item: (-(item[1][1] + item[1][3] / 2), -(item[1][5] - item[1][6]), item[0]),
+        )
+        result: list[SeasonRow] = []
+        for position, (user, (games, wins, losses, draws, points, last, first)) in enumerate(
+            order, start=1
+        ):
+            row = SeasonRow(position, user, games, wins, losses, draws, points, last, last - first)
+            before = result[-1] if result else None
+            if before is not None and (before.score, before.change) == (row.score, row.change):
+                row = replace(row, rank=before.rank)  # a tie shares the rank (1, 2, 2, 4)
+            result.append(row)
+        return result
+
     async def leaderboard_count(
         self, guild_id: int, variant: str | None = None, *, include_provisional: bool = True
     ) -> int:
@@ -225,6 +277,11 @@ class RatingsRepository(StorageCore):
             games, wins, draws = int(games), int(wins or 0), int(draws or 0)
             out.append(ComputerRecord(level, games, wins, games - wins - draws, draws))
         return out
+
+    async def practice_record(self, user_id: int) -> list[ComputerRecord]:
+        """``user_id``'s finished games of no server (the bot's DM, the app installed to their
+        account) against each level of the computer: never in a server's ratings."""
+        return await self.computer_record(NO_GUILD, user_id)
 
     # ------------------------------------------------------------------ writes
 

@@ -19,7 +19,7 @@ class SettingsRepository(StorageCore):
 
     _SETTINGS_COLUMNS = (
         "reminder_after_seconds, claim_after_seconds, challenge_expiry_seconds, board_theme, "
-        "game_threads"
+        "game_threads, organiser_role_id, season_months"
     )
 
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
@@ -42,9 +42,13 @@ class SettingsRepository(StorageCore):
         challenge_expiry_seconds: int | None = None,
         board_theme: str | None = None,
         game_threads: bool | None = None,
+        organiser_role_id: int | None = None,
+        no_organiser_role: bool = False,
+        season_months: int | None = None,
     ) -> GuildSettings:
         """Change the given settings (None = keep); returns the settings now in force.
-        ``board_theme`` is a theme name; which names exist is the renderer's business."""
+        ``board_theme`` is a theme name; which names exist is the renderer's business.
+        ``no_organiser_role``: forget the organiser role."""
         check_id("guild_id", guild_id)
         changes: dict[str, int | str | None] = {
             "reminder_after_seconds": reminder_after_seconds,
@@ -60,6 +64,10 @@ class SettingsRepository(StorageCore):
             if not isinstance(game_threads, bool):
                 raise InvalidInputError(f"game_threads must be a bool, got {game_threads!r}")
             changes["game_threads"] = game_threads
+        if organiser_role_id is not None:
+            changes["organiser_role_id"] = check_id("organiser_role_id", organiser_role_id)
+        if season_months is not None:
+            changes["season_months"] = check_count("season_months", season_months, 1, 12)
         async with self._write() as tx:
             await self._lock_guild(tx, guild_id)
             rows = await tx.fetchall(
@@ -69,15 +77,19 @@ class SettingsRepository(StorageCore):
             )
             current = _settings(guild_id, rows[0]) if rows else GuildSettings(guild_id)
             new = replace(current, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+            if no_organiser_role:
+                new = replace(new, organiser_role_id=None)
             await tx.execute(
                 "INSERT INTO guild_settings (guild_id, reminder_after_seconds, "
-                "claim_after_seconds, challenge_expiry_seconds, board_theme, game_threads) "
-                "VALUES (?, ?, ?, ?, ?, ?) "
+                "claim_after_seconds, challenge_expiry_seconds, board_theme, game_threads, "
+                "organiser_role_id, season_months) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET "
                 "reminder_after_seconds = excluded.reminder_after_seconds, "
                 "claim_after_seconds = excluded.claim_after_seconds, "
                 "challenge_expiry_seconds = excluded.challenge_expiry_seconds, "
-                "board_theme = excluded.board_theme, game_threads = excluded.game_threads",
+                "board_theme = excluded.board_theme, game_threads = excluded.game_threads, "
+                "organiser_role_id = excluded.organiser_role_id, "
+                "season_months = excluded.season_months",
                 (
                     guild_id,
                     new.reminder_after_seconds,
@@ -85,6 +97,8 @@ class SettingsRepository(StorageCore):
                     new.challenge_expiry_seconds,
                     new.board_theme,
                     int(new.game_threads),
+                    new.organiser_role_id,
+                    new.season_months,
                 ),
             )
         return new
@@ -153,5 +167,7 @@ class SettingsRepository(StorageCore):
 
 
 def _settings(guild_id: int, row: Row) -> GuildSettings:
-    reminder, claim, expiry, theme, threads = row
-    return GuildSettings(guild_id, reminder, claim, expiry, theme, bool(threads))
+    reminder, claim, expiry, theme, threads, organiser_role, season_months = row
+    return GuildSettings(
+        guild_id, reminder, claim, expiry, theme, bool(threads), organiser_role, season_months
+    )

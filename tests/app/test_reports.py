@@ -73,8 +73,9 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
 
 
 def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
-    """The Pin games score pips: a review says pips per decision (not an 'error rate' of
-    thousands) and figures carry one decimal; backgammon keeps thousandths of a point."""
+    """The Pin games score pips: a review gives the error rate in pips per decision (not in
+    thousandths, which read 8043.9 once) with one decimal; backgammon keeps thousandths of a
+    point. The performance rating and the mistake classes scale by the game's typical value."""
     from ai.report import PlayerReview, Verdict
     from app.reports import review_text
     from engine import get_variant
@@ -82,13 +83,50 @@ def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
     assert get_variant("pin").score_unit == "pip"
     assert get_variant("pin-mother").score_unit == "pip"
     assert get_variant("classic").score_unit == "point"
+    pin_value = get_variant("pin").typical_game_value
+    assert pin_value == 85.0
     mistake = Verdict(0, 1, "rita 64: 24/18 13/9", "24/18 13/9", "24/14", 12.345, None, None, 9)
     review = PlayerReview(0, 3, 1, 24.13, (mistake,), None)
-    pips = review_text(review, "pip")
-    assert "8.0 pips per decision" in pips and "error rate" not in pips
-    assert "24.1 pips in total" in pips and "(−12.3)" in pips
+    counts = {"very bad": 0, "bad": 1, "doubtful": 0}
+    pips = review_text(review, "pip", pin_value, counts)
+    assert "Error rate: 8.0 pips per decision (24.1 pips in total)" in pips
+    assert "thousandths" not in pips and "8043" not in pips
+    # 24.13 / 3 pips a decision = 0.0946 game values of 85 pips: PR 47.3; 12.3 pips is bad.
+    assert "Performance rating: 47.3" in pips
+    assert "(−12.3, bad)" in pips and "Mistakes: 0 very bad, 1 bad, 0 doubtful" in pips
     points = review_text(PlayerReview(0, 4, 0, 0.2, (), None), "point")
-    assert "error rate 50.0" in points and "0.200 points in total" in points
+    assert "Error rate: 50.0 (thousandths" in points and "0.200 points in total" in points
+    assert "Performance rating: 25.0" in points  # 500 x 0.05
+
+
+def test_mistake_classes_and_the_rating_scale_by_the_game_value() -> None:
+    from ai.report import Verdict, class_counts, mistake_class, performance_rating, worst_mistakes
+
+    assert mistake_class(0.039) is None and mistake_class(0.04) == "doubtful"
+    assert mistake_class(0.08) == "bad" and mistake_class(0.2) == "very bad"
+    assert mistake_class(6.8, 85.0) == "bad" and mistake_class(3.0, 85.0) is None
+    assert performance_rating(0.01) == 5.0 and performance_rating(0.85, 85.0) == 5.0
+    verdicts = [
+        Verdict(s, 1, f"m{i}", "a", "b", lost, None, None, c)
+        for i, (s, lost, c) in enumerate(
+            [(0, 0.05, 5), (0, 0.3, 5), (1, 0.1, 5), (0, 0.0, 5), (0, 0.9, 1), (1, 0.02, 3)]
+        )
+    ]
+    assert class_counts(verdicts, 0) == {"doubtful": 1, "bad": 0, "very bad": 1}  # forced: none
+    assert class_counts(verdicts, 1) == {"doubtful": 0, "bad": 1, "very bad": 0}
+    assert [v.line for v in worst_mistakes(verdicts)] == ["m1", "m2", "m0"]
+    assert [v.line for v in worst_mistakes(verdicts, 1)] == ["m2", "m5"]
+
+
+def test_a_stored_review_keeps_each_players_worst_mistakes() -> None:
+    from ai.report import Verdict
+    from app.reports import review_body, stored_mistakes
+
+    verdicts = [Verdict(i % 2, 1, f"m{i}", "a", "b", i / 10, 0.5, None, 4) for i in range(10)]
+    kept = stored_mistakes(review_body(verdicts))
+    assert [v.line for v in kept] == ["m8", "m6", "m4", "m9", "m7", "m5"]  # seat 0, then 1
+    assert kept[0] == verdicts[8]
+    assert stored_mistakes("not json") == [] and stored_mistakes('{"x": 1}') == []
 
 
 def test_the_review_charts_alt_text_gives_its_key_facts() -> None:

@@ -65,7 +65,8 @@ async def test_a_new_theme_is_seen_at_once(db: Storage) -> None:
 
 async def test_preferences_round_trip(db: Storage, clock: FakeClock) -> None:
     preferences = Preferences(db, clock)
-    assert await preferences.get(ALICE) == PlayerPreferences(ALICE, None, False)
+    # By default a player sees private boards from their own side.
+    assert await preferences.get(ALICE) == PlayerPreferences(ALICE, None, True)
     saved = await preferences.save(ALICE, theme="high-contrast", own_side=True)
     assert saved == PlayerPreferences(ALICE, "high-contrast", True)
     assert await preferences.get(ALICE) == saved

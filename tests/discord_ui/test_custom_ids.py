@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 import cogs.games.buttons
 import cogs.league
+import cogs.puzzles
+import cogs.tournaments
+import discord_ui.review_pages
 from cogs.games.buttons import (
     BuilderButton,
     BuilderSelect,
@@ -22,6 +25,8 @@ from cogs.games.buttons import (
     ResultButton,
 )
 from cogs.league import LeaderboardButton
+from cogs.puzzles import PuzzleBuilderButton, PuzzleButton, PuzzleStepSelect
+from cogs.tournaments import SignupButton
 from discord_ui.custom_ids import (
     MAX_ID,
     MAX_LENGTH,
@@ -31,9 +36,14 @@ from discord_ui.custom_ids import (
     ConfirmClick,
     GameClick,
     PageClick,
+    PuzzleBuilderClick,
+    PuzzleClick,
     ResultClick,
+    ReviewPageClick,
+    SignupClick,
     decode_custom_id,
 )
+from discord_ui.review_pages import ReviewPageButton
 
 GAME_ACTIONS = tuple(GameButton.LABELS)
 CHALLENGE_ACTIONS = ("accept", "decline")
@@ -45,12 +55,22 @@ BUTTONS: tuple[type[Any], ...] = (
     ConfirmButton,
     BuilderButton,
     BuilderSelect,
+    SignupButton,
+    ReviewPageButton,
+    PuzzleButton,
+    PuzzleBuilderButton,
+    PuzzleStepSelect,
 )
 #: What engine.builder.encode_steps writes: two characters a step, at most four steps.
 steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
 
 ids = st.integers(0, MAX_ID)
 boards = st.from_regex(r"[a-z][a-z-]{0,20}", fullmatch=True)
+puzzles = st.builds(
+    lambda v, k: f"{v}:{k}",
+    st.from_regex(r"[a-z][a-z-]{0,19}", fullmatch=True),
+    st.from_regex(r"[0-9a-f]{12}", fullmatch=True),
+)
 clicks: st.SearchStrategy[Click] = st.one_of(
     st.builds(GameClick, st.sampled_from(GAME_ACTIONS), ids, ids),
     st.builds(ChallengeClick, st.sampled_from(CHALLENGE_ACTIONS), ids),
@@ -61,6 +81,11 @@ clicks: st.SearchStrategy[Click] = st.one_of(
     ),
     st.builds(BuilderClick, st.sampled_from(tuple(BuilderButton.LABELS)), ids, ids, steps),
     st.builds(BuilderClick, st.just("step"), ids, ids, steps, st.integers(0, 1)),
+    st.builds(SignupClick, st.sampled_from(("join", "leave")), ids),
+    st.builds(ReviewPageClick, ids, st.integers(0, 2), st.integers(0, 2)),
+    st.builds(PuzzleClick, st.sampled_from(("ans", "bld")), puzzles),
+    st.builds(PuzzleBuilderClick, st.sampled_from(("undo", "confirm", "reset")), puzzles, steps),
+    st.builds(PuzzleBuilderClick, st.just("step"), puzzles, steps, st.integers(0, 1)),
 )
 
 
@@ -77,6 +102,17 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
         if click.action == "step":
             return BuilderSelect(click.row, click.game_id, click.version, click.steps)
         return BuilderButton(click.action, click.game_id, click.version, click.steps)
+    if isinstance(click, SignupClick):
+        return SignupButton(click.action, click.tournament_id)
+    if isinstance(click, PuzzleClick):
+        return PuzzleButton(click.puzzle, click.action)
+    if isinstance(click, PuzzleBuilderClick):
+        if click.action == "step":
+            return PuzzleStepSelect(click.row, click.puzzle, click.steps)
+        return PuzzleBuilderButton(click.action, click.puzzle, click.steps)
+    if isinstance(click, ReviewPageClick):
+        return ReviewPageButton(click.game_id, click.who, click.page)
+    assert isinstance(click, PageClick)
     return LeaderboardButton(click.guild_id, click.board, click.page)
 
 
@@ -101,7 +137,14 @@ def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
     found = {
         cls
         for cls in discord.ui.DynamicItem.__subclasses__()
-        if cls.__module__ in (cogs.games.buttons.__name__, cogs.league.__name__)
+        if cls.__module__
+        in (
+            cogs.games.buttons.__name__,
+            cogs.league.__name__,
+            cogs.tournaments.__name__,
+            cogs.puzzles.__name__,
+            discord_ui.review_pages.__name__,
+        )
     }
     assert found == set(BUTTONS)
 
@@ -160,7 +203,7 @@ def test_garbled_ids_decode_to_a_click_or_none_and_never_raise(custom_id: str) -
         # Only a well-formed id of ours decodes, to numbers storage can hold.
         numbers = [v for v in vars_of(click) if isinstance(v, int)]
         assert all(0 <= n <= MAX_ID for n in numbers)
-        assert re.fullmatch(r"(bg|lb):[A-Za-z:0-9-]+", custom_id, re.ASCII)
+        assert re.fullmatch(r"(bg|lb|tn|rv|pz):[A-Za-z:0-9-]+", custom_id, re.ASCII)
     routed = _route(custom_id)
     if routed is not None:
         # A routed id that does not decode becomes a button answering "no longer works".

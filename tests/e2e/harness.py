@@ -59,14 +59,16 @@ class PlainBot(BackgammonBot):
 
 @asynccontextmanager
 async def bot_in_process(
-    fake: FakeDiscord, db_path: Path, seed: int = 1
+    fake: FakeDiscord, db_path: Path, seed: int = 1, *, global_commands: bool = False
 ) -> AsyncIterator[BackgammonBot]:
+    """``global_commands``: sync them globally, as a production bot does (guild commands are
+    never available in DMs or where the app is installed to a user)."""
     config = Config(
         token=fake.token,
         database_path=db_path,
         api_base=fake.api_base,
         gateway_url=fake.gateway_url,
-        guild_id=fake.guild.id,
+        guild_id=None if global_commands else fake.guild.id,
         log_level="INFO",
         dice_seed=seed,
     )
@@ -127,6 +129,8 @@ class BotProcess:
     extra_env: dict[str, str] = field(default_factory=dict)
     #: The checkout whose bot.py runs (bench.e2e --baseline-rev runs an older commit's).
     root: Path = ROOT
+    #: Sync the commands globally (no DISCORD_GUILD_ID), as a production bot does.
+    global_commands: bool = False
 
     async def start(self) -> None:
         since = self.fake.readiness_marker()
@@ -138,6 +142,8 @@ class BotProcess:
             "LOG_LEVEL": self.log_level,
             **self.extra_env,
         }
+        if self.global_commands:
+            env.pop("DISCORD_GUILD_ID", None)
         self.log_path = self.db_path.with_suffix(".log")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(

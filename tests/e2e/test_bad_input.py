@@ -97,14 +97,21 @@ async def test_guild_only_commands_from_a_dm(
     table: Table, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
     for command, options in (
-        ("board", {}),
-        ("move", {"play": "24/18"}),
         ("challenge", {"opponent": table.bob, "variant": "pin"}),
         ("leaderboard", {}),
         ("settings", {}),
+        ("accept", {}),
+        ("games", {}),
     ):
         text = await _refused(fake.slash_in_dm(table.alice, command, options))
-        assert "not in direct messages" in text, (command, text)
+        assert "needs this bot in a server, so it does not work in direct messages" in text, (
+            command,
+            text,
+        )
+    # The game commands work in a DM (against the computer there): no game yet.
+    for command, options in (("board", {}), ("move", {"play": "24/18"})):
+        text = await _refused(fake.slash_in_dm(table.alice, command, options))
+        assert "There is no game in this channel" in text, (command, text)
     # Commands meant for anywhere still work in a DM.
     helped = await fake.slash_in_dm(table.alice, "help")
     assert (await helped.wait_initial(TIMEOUT)).data.get("embeds")
@@ -127,10 +134,15 @@ async def test_autocomplete_from_a_dm_is_answered_with_choices(
     focused: str,
     options: dict[str, object],
 ) -> None:
-    """A guild-only command's option box typed in a DM: an autocomplete answer (no choices),
-    never a message, which Discord refuses for an autocomplete (the box would fail)."""
+    """An option box typed in a DM: always an autocomplete answer, never a message, which
+    Discord refuses for an autocomplete (the box would fail). No game and no practice game
+    there yet: no plays and no game numbers; the options of a variant, as in a server."""
     handle = await fake.autocomplete_in_dm(table.alice, command, focused, options)
-    assert await handle.wait_autocomplete() == []
+    choices = await handle.wait_autocomplete()
+    if command == "challenge":
+        assert [c["value"] for c in choices] == ["mustEnterAll"]
+    else:
+        assert choices == []
     assert fake.errors == []
     _clean(caplog)
 
@@ -178,7 +190,10 @@ async def test_the_same_limits_are_declared_to_discord(table: Table, fake: FakeD
     assert {c["value"] for c in options["variant"]["choices"]} >= {"classic", "pin", "dutch"}
     settings = {o["name"]: o for o in commands["settings"]["options"]}
     assert settings["challenge_minutes"]["max_value"] == 7 * 24 * 60
-    assert commands["challenge"].get("dm_permission") is False
+    # Server-only commands are declared so; the game against the computer works anywhere.
+    assert commands["settings"].get("dm_permission") is False
+    assert commands["challenge"]["contexts"] == [0, 1, 2]
+    assert commands["challenge"]["integration_types"] == [0, 1]
 
 
 async def test_a_click_on_a_button_just_removed_is_answered(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
+import pytest
 from PIL import Image
 
+from app.reports import stored_mistakes
 from discord_ui.client import BackgammonBot
 from engine.game import GameState
 from render.chart import DEFAULT_HEIGHT, DEFAULT_WIDTH
@@ -44,7 +47,7 @@ async def test_replay_posts_an_animated_gif_with_a_frame_per_play(
     missing = await (await fake.slash(carol, table.channel, "replay", game=987654)).wait_initial(
         TIMEOUT
     )
-    assert missing.ephemeral and "no game #987654" in (missing.content or "")
+    assert missing.ephemeral and "no game #987654" in (missing.text() or "")
     assert fake.errors == []
 
 
@@ -58,7 +61,7 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
             human, thread, "challenge", opponent=fake.bot_user, variant="classic", level="expert"
         )
     ).wait_initial(TIMEOUT)
-    assert not started.ephemeral, started.content
+    assert not started.ephemeral, started.text()
     game = await game_started_from(bot.services.db, thread)
     assert game is not None
     thread = fake.channel(game.channel_id)  # the game's own thread
@@ -82,13 +85,13 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
     # A spectator, and the people of an ordinary game, are refused.
     carol = fake.add_user("carol")
     spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
-    assert spectator.ephemeral and "Only the players" in (spectator.content or "")
+    assert spectator.ephemeral and "Only the players" in (spectator.text() or "")
     await table.challenge("pin")
     plain = await table.game()
     assert plain is not None and plain.rated and not plain.hints
     mover = table.alice if GameState.from_json(plain.state_json).mover == 0 else table.bob
     refused = await (await fake.slash(mover, table.channel, "hint")).wait_initial(TIMEOUT)
-    assert refused.ephemeral and "Hints are off" in (refused.content or "")
+    assert refused.ephemeral and "Hints are off" in (refused.text() or "")
     assert fake.errors == []
 
 
@@ -101,7 +104,7 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
         alice, channel, "challenge", opponent=bob, variant="dutch", hints=True
     )
     posted = await handle.wait_initial(TIMEOUT)
-    assert "hints allowed" in (posted.content or "")
+    assert "hints allowed" in (posted.text() or "")
     table = Table(fake, bot.services.db, channel, alice, bob)
     msg = await handle.wait_original()
     accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
@@ -133,27 +136,84 @@ async def test_review_after_a_game_against_the_computer(
     handle = await fake.slash(human, channel, "review", game=game.id)
     first = await handle.wait_initial(TIMEOUT)
     assert first.type == 5 and not first.ephemeral
-    (posted,) = await handle.wait_followups(1, timeout=300)
+    posted, browser = await handle.wait_followups(2, timeout=300)
     embed = posted.embeds[0]
     assert f"Review of game #{game.id}" in embed["title"]
+    assert (
+        "performance rating" in embed["description"]
+        and "very bad from 0.16" in (embed["description"])
+    )
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert len(fields) == 2
     for value in fields.values():
         assert "Decisions:" in value and "Luck:" in value
-        # The Pin Game scores pips: the loss per decision is in pips, not an "error rate" of
+        # The Pin Game scores pips: the error rate is in pips per decision, not in
         # thousandths (which read 8043.9 here).
-        assert "pips per decision" in value and "error rate" not in value, value
+        rate = re.search(r"Error rate: ([0-9.]+) pips per decision", value)
+        assert rate is not None and float(rate.group(1)) < 200, value
+        assert "thousandths" not in value
+        rating = re.search(r"Performance rating: ([0-9.]+)", value)
+        assert rating is not None
+        # The rating is 500 x the error rate in typical Pin games (85 pips); both rounded.
+        expected = 500 * float(rate.group(1)) / 85.0
+        assert float(rating.group(1)) == pytest.approx(expected, abs=0.5)
+        assert re.search(r"Mistakes: \d+ very bad, \d+ bad, \d+ doubtful", value)
     chart = posted.attachments[0]
     assert chart.filename == f"chances-{game.id}.png"
     image = Image.open(io.BytesIO(chart.data))
     assert image.format == "PNG" and image.size == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
+
+    # The reviewer's own worst mistakes, one at a time on an ephemeral message.
+    assert browser.ephemeral
+    body = await bot.services.db.get_review(game.id)
+    assert body is not None
+    seat = 0 if game.player_x == human.id else 1
+    mine = sorted((v for v in stored_mistakes(body) if v.seat == seat), key=lambda v: -v.lost)
+    assert len(mine) >= 2, "the harness's plays make mistakes against the expert's judgement"
+    assert f"Mistake 1 of {len(mine)}" in browser.content
+    assert f"Played `{mine[0].played}`" in browser.content
+    assert f"Better: `{mine[0].best}`" in browser.content
+
+    def buttons() -> dict[str, dict[str, object]]:
+        return {str(c["label"]): c for c in browser.all_components() if c.get("type") == 2}
+
+    assert buttons()["◀ Previous"].get("disabled") and not buttons()["Next ▶"].get("disabled")
+
+    async def press(label: str) -> str:
+        custom_id = str(buttons()[label]["custom_id"])
+        click = await fake.click(human, browser, custom_id)
+        callback = await click.wait_initial(TIMEOUT)
+        assert callback.type == 7, callback.data  # the same message, edited
+        return browser.content or ""
+
+    second = await press("Next ▶")
+    assert f"Mistake 2 of {len(mine)}" in second and f"Played `{mine[1].played}`" in second
+    back = await press("◀ Previous")
+    assert f"Mistake 1 of {len(mine)}" in back
+    assert buttons()["◀ Previous"].get("disabled")
+
+    # The result card's Review button: the review and the same pages, privately.
+    review_id = f"bg:res:review:{game.id}"
+    thread = fake.channel(game.channel_id)
+    assert thread is not None
+    card = next(
+        m
+        for where in (channel, thread)
+        for m in fake.messages_in(where)
+        if review_id in m.custom_ids()
+    )
+    click = await fake.click(human, card, review_id)
+    private, pages = await click.wait_followups(2, timeout=300)
+    assert private.ephemeral and f"Review of game #{game.id}" in private.embeds[0]["title"]
+    assert pages.ephemeral and f"Mistake 1 of {len(mine)}" in pages.content
+
     # An active game is not reviewed.
     again = await fake.slash(human, channel, "challenge", opponent=fake.bot_user, variant="pin")
     await again.wait_initial(TIMEOUT)
     active = await game_started_from(bot.services.db, channel)
     assert active is not None and active.id != game.id
     early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
-    assert early.ephemeral and "still being played" in (early.content or "")
+    assert early.ephemeral and "still being played" in (early.text() or "")
 
 
 def test_a_hint_marks_the_plays_the_search_skipped() -> None:

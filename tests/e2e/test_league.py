@@ -22,7 +22,7 @@ from tests.fake_discord import FakeDiscord
 from tests.fake_discord.interactions import Callback, InteractionHandle
 from tests.fake_discord.models import FakeChannel, FakeMessage, FakeUser
 
-from .harness import TIMEOUT, Table, final_callback, mover_user
+from .harness import TIMEOUT, Table, eventually, final_callback, mover_user, png_of
 
 MANAGE_GUILD = 1 << 5
 RANK_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> · \*\*(\d+)(\??)\*\*")
@@ -30,6 +30,14 @@ RANK_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> · \*\*(\d+)(\??)\*\*")
 
 async def answer(handle: InteractionHandle) -> Callback:
     return await final_callback(handle)
+
+
+async def claimed_board(handle: InteractionHandle) -> FakeMessage:
+    """A claim that succeeds ends the game like any other end: its private "thinking" goes and
+    the final board is a new public message, the command's follow-up."""
+    (board,) = await handle.wait_followups(1, timeout=TIMEOUT)
+    assert not any(m.ephemeral for m in handle.messages), "the private thinking was left behind"
+    return board
 
 
 async def play_and_resign(
@@ -203,13 +211,13 @@ async def test_stats_embed_and_rating_chart(
 
     carol = fake.add_user("carol")
     nobody = await answer(await fake.slash(carol, table.channel, "stats"))
-    assert nobody.ephemeral and "not finished a rated game" in (nobody.content or "")
+    assert nobody.ephemeral and "not finished a rated game" in (nobody.text() or "")
     # A user id Discord sends without the user's data (someone who left, a forged id): a
     # specific answer naming them by mention, not "Something went wrong".
     stranger = "123456789012345678"
     for command, said in (("stats", "has not finished"), ("history", "has no finished games")):
         unknown = await answer(await fake.slash(alice, table.channel, command, user=stranger))
-        assert f"<@{stranger}> {said}" in (unknown.content or ""), unknown.data
+        assert f"<@{stranger}> {said}" in (unknown.text() or ""), unknown.data
     assert fake.errors == []
 
 
@@ -225,7 +233,7 @@ async def test_history_and_record(fake: FakeDiscord, bot: BackgammonBot, table: 
     assert "Won" in lines[1] and "Dutch Backgammon" in lines[1]
     carol = fake.add_user("carol")
     none = await answer(await fake.slash(carol, table.channel, "history"))
-    assert none.ephemeral and "no finished games" in (none.content or "")
+    assert none.ephemeral and "no finished games" in (none.text() or "")
 
     handle = await fake.slash(carol, table.channel, "record", game=first)
     record = await answer(handle)
@@ -244,7 +252,7 @@ async def test_history_and_record(fake: FakeDiscord, bot: BackgammonBot, table: 
     assert body.rstrip().endswith(f"final: {x_name} wins {game.points} (resign)")
 
     missing = await answer(await fake.slash(carol, table.channel, "record", game=999999))
-    assert missing.ephemeral and "no game #999999" in (missing.content or "")
+    assert missing.ephemeral and "no game #999999" in (missing.text() or "")
     # Autocomplete offers the user's recent games, filtered by the typed number.
     offered = await (
         await fake.autocomplete(alice, table.channel, "record", "game", game="")
@@ -283,25 +291,40 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     waiting = table.bob if idle is table.alice else table.alice
 
     early = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert early.ephemeral and "Too early" in (early.content or "")
-    assert "You can claim in 3 days" in (early.content or "")
+    assert early.ephemeral and "Too early" in (early.text() or "")
+    assert "You can claim in 3 days" in (early.text() or "")
     own_turn = await answer(await fake.slash(idle, table.channel, "claim"))
-    assert own_turn.ephemeral and "your turn" in (own_turn.content or "")
+    assert own_turn.ephemeral and "your turn" in (own_turn.text() or "")
     carol = fake.add_user("carol")
     spectator = await answer(await fake.slash(carol, table.channel, "claim"))
-    assert spectator.ephemeral and "Only the players" in (spectator.content or "")
+    assert spectator.ephemeral and "Only the players" in (spectator.text() or "")
     bot.table.clock = later(71 * 3600)
     still = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert still.ephemeral and "You can claim in 1 day" not in (still.content or "")
-    assert "You can claim in 1 h" in (still.content or "")
+    assert still.ephemeral and "You can claim in 1 day" not in (still.text() or "")
+    assert "You can claim in 1 h" in (still.text() or "")
     assert await table.game() is not None
 
     bot.table.clock = later(72 * 3600 + 60)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
     content = claimed.text()
     assert not claimed.ephemeral and "claims the game on time" in content, content
     assert "Game over" in content and "(timeout)" in content and "Ratings:" in content
-    assert claimed.files and claimed.files[0].data.startswith(b"\x89PNG")
+    assert (png_of(claimed) or b"").startswith(b"\x89PNG")
+    assert [c.split(":")[2] for c in claimed.custom_ids()] == [
+        "rematch",
+        "review",
+        "replay",
+        "record",
+    ]
+    # Played in a thread: the channel it came from gets the result card, with the same buttons.
+    home = table.home
+    assert home is not None and table.channel.parent_id == home.id
+
+    def cards() -> list[FakeMessage]:
+        return [m for m in fake.messages_in(home) if "Game over" in m.text()]
+
+    await eventually(lambda: len(cards()) == 1, "the result card in the channel")
+    assert cards()[0].custom_ids() == claimed.custom_ids()
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert (finished.result_kind, finished.winner_id) == ("timeout", waiting.id)
@@ -312,7 +335,7 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     moves = await bot.services.db.game_moves(game.id)
     assert any(m.kind == "claim" and m.actor_id == waiting.id for m in moves)
     again = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert again.ephemeral and "no game" in (again.content or "")
+    assert again.ephemeral and "no game" in (again.text() or "")
     assert fake.errors == []
 
 
@@ -326,7 +349,7 @@ async def test_claim_in_a_match_forfeits_the_match(
     idle = mover_user(game, state, table.users)
     waiting = table.bob if idle is table.alice else table.alice
     bot.table.clock = later(80 * 3600)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
     assert not claimed.ephemeral and "wins the match" in claimed.text()
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.winner_id == waiting.id
@@ -446,7 +469,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     refused = await answer(
         await fake.slash(member, fake.general, "settings", reminder_hours=1, claim_hours=2)
     )
-    assert refused.ephemeral and "Manage Server" in (refused.content or "")
+    assert refused.ephemeral and "Manage Server" in (refused.text() or "")
     defaults = await bot.services.db.get_guild_settings(fake.guild.id)
     assert defaults.reminder_after_seconds == 24 * 3600
 
@@ -460,10 +483,13 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "10 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "Manage Server",
+        "a calendar month",
+        "off",  # the daily puzzle
     ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
-    assert bad.ephemeral and "must come before" in (bad.content or "")
+    assert bad.ephemeral and "must come before" in (bad.text() or "")
     changed = await answer(
         await fake.slash(
             admin, fake.general, "settings", reminder_hours=2, claim_hours=5, challenge_minutes=30
@@ -475,10 +501,15 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
         "30 min",
         theme_label("default"),
         "in a thread of their own, opened on the challenge",
+        "Manage Server",
+        "a calendar month",
+        "off",  # the daily puzzle
     ]
     # Threads can be turned off: games then stay in the channel of the challenge.
     off = await answer(await fake.slash(admin, fake.general, "settings", threads=False))
-    assert embed_of(off)["fields"][-1]["value"] == "in the channel of the challenge"
+    assert embed_of(off)["fields"][4]["value"] == "in the channel of the challenge"
+    seasons = await answer(await fake.slash(admin, fake.general, "settings", season_months=3))
+    assert embed_of(seasons)["fields"][-2]["value"] == "3 calendar months"
     assert not (await bot.services.db.get_guild_settings(fake.guild.id)).game_threads
     now = await bot.services.db.get_guild_settings(fake.guild.id)
     assert (now.reminder_after_seconds, now.claim_after_seconds) == (7200, 18000)
@@ -493,8 +524,8 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     waiting = admin if idle is member else member
     bot.table.clock = later(4 * 3600)
     early = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert early.ephemeral and "needs 5 h" in (early.content or "")
+    assert early.ephemeral and "needs 5 h" in (early.text() or "")
     bot.table.clock = later(5 * 3600 + 60)
-    claimed = await answer(await fake.slash(waiting, table.channel, "claim"))
+    claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
     assert not claimed.ephemeral and "(timeout)" in claimed.text()
     assert fake.errors == []

@@ -59,7 +59,8 @@ async def test_preferences_shown_saved_and_applied_to_board(
 ) -> None:
     shown = await reply_of(await fake.slash(table.alice, table.channel, "preferences"))
     assert shown.ephemeral
-    assert "the server's: default" in shown.content and "the challenger's" in shown.content
+    # By default a player's private boards are seen from their own side.
+    assert "the server's: default" in shown.content and "your own side" in shown.content
 
     saved = await reply_of(
         await fake.slash(
@@ -82,7 +83,16 @@ async def test_preferences_shown_saved_and_applied_to_board(
     assert png == _expected(state, "high-contrast", alice_seat)
     assert _background(png) == THEMES["high-contrast"].background
     assert f"Seen from {table.alice.display_name}'s side." in alt
-    # Bob chose nothing: the server's theme, from the channel's side (the challenger's).
+    # Bob chose nothing: the server's theme, from his own side.
+    bob_seat = 1 - alice_seat
+    bob_png, bob_alt = await _private_board(fake, table, table.bob)
+    assert bob_png == _expected(state, "default", bob_seat)
+    assert f"Seen from {table.bob.display_name}'s side." in bob_alt
+    # Asked for the channel's side, he gets the challenger's.
+    chosen = await reply_of(
+        await fake.slash(table.bob, table.channel, "preferences", own_side=False)
+    )
+    assert "the challenger's" in chosen.content
     bob_png, bob_alt = await _private_board(fake, table, table.bob)
     assert bob_png == _expected(state, "default", 0)
     assert f"Seen from {state.players[0]}'s side." in bob_alt
@@ -135,13 +145,16 @@ async def test_server_theme_on_every_posted_board(table: Table, fake: FakeDiscor
         await table.step()
         state, _ = await _state(table)
         assert table.boards[-1] == _expected(state, "high-contrast", 0)
-    # A player without preferences sees the server's theme on /board too; one with their own
-    # theme sees theirs. Every board is drawn from the same side, turn after turn.
+    # A player without preferences sees the server's theme on /board too (from their own side);
+    # one with their own theme sees theirs. Every board is drawn from the same side, turn after
+    # turn.
+    state, player_x = await _state(table)
+    bob_seat = 0 if player_x == table.bob.id else 1
     png, _ = await _private_board(fake, table, table.bob)
-    assert png == _expected(state, "high-contrast", 0)
+    assert png == _expected(state, "high-contrast", bob_seat)
     await reply_of(await fake.slash(table.bob, table.channel, "preferences", theme="default"))
     png, _ = await _private_board(fake, table, table.bob)
-    assert png == _expected(state, "default", 0)
+    assert png == _expected(state, "default", bob_seat)
     shown = await reply_of(await fake.slash(admin, table.channel, "settings"))
     assert "high-contrast" in shown.content
 
@@ -191,10 +204,10 @@ async def test_preferences_follow_the_player_out_of_the_server_and_across_a_rest
         # Kept per player, not per server: also in a direct message with the bot.
         shown = await reply_of(await fake.slash_in_dm(alice, "preferences"))
         assert shown.ephemeral and "high-contrast" in shown.content
-        changed = await reply_of(await fake.slash_in_dm(alice, "preferences", own_side=True))
-        assert "your own side" in changed.content and "high-contrast" in changed.content
+        changed = await reply_of(await fake.slash_in_dm(alice, "preferences", own_side=False))
+        assert "the challenger's" in changed.content and "high-contrast" in changed.content
         back = await reply_of(await fake.slash(alice, fake.general, "preferences"))
-        assert "your own side" in back.content and "high-contrast" in back.content
+        assert "the challenger's" in back.content and "high-contrast" in back.content
 
 
 async def test_help_is_not_hard_wrapped(table: Table, fake: FakeDiscord) -> None:

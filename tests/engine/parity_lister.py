@@ -3,10 +3,10 @@
 Run as ``python -m tests.engine.parity_lister < requests``; each request line is
 ``legal TAB OPTIONS TAB POSITION`` or ``apply TAB OPTIONS TAB POSITION TAB PLAY`` (OPTIONS:
 comma-separated rule options, maybe none). The first output line names the engine that ran
-(``engine.native.describe()``); every later line answers one request with everything the
-engine says about it: the legal plays in generation order (canonical text, steps, position
-after, result) or the applied play, or the error. Two runs, pure and compiled, must print the
-same lines byte for byte.
+(``engine.native.describe()``, and whether classic's C search is loaded); every later line
+answers one request with everything the engine says about it: the legal plays in generation
+order (canonical text, steps, position after, result) or the applied play, or the error. Two
+runs, pure and compiled, must print the same lines byte for byte.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def answer(line: str) -> Any:
 
 
 def main() -> int:
-    print(engine.native.describe())
+    kernel = "yes" if engine.movegen._KERNEL is not None else "no"
+    print(f"{engine.native.describe()}; classic kernel: {kernel}")
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if line:

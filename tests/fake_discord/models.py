@@ -21,6 +21,11 @@ FLAG_COMPONENTS_V2 = 1 << 15
 
 # Channel types.
 GUILD_TEXT = 0
+DM = 1
+GROUP_DM = 3
+PRIVATE_TYPES = frozenset({DM, GROUP_DM})
+#: The guild id of a DM or group DM channel (Discord's ids are never 0): no guild.
+NO_GUILD = 0
 PUBLIC_THREAD = 11
 PRIVATE_THREAD = 12
 THREAD_TYPES = frozenset({10, PUBLIC_THREAD, PRIVATE_THREAD})
@@ -198,16 +203,35 @@ class FakeChannel:
     archived: bool = False
     locked: bool = False
     last_message_id: int | None = None
+    #: A DM's or group DM's members (guild_id is NO_GUILD then).
+    recipients: list[FakeUser] = field(default_factory=list)
 
     @property
     def is_thread(self) -> bool:
         return self.type in THREAD_TYPES
 
     @property
+    def is_private(self) -> bool:
+        return self.type in PRIVATE_TYPES
+
+    @property
     def mention(self) -> str:
         return f"<#{self.id}>"
 
     def payload(self, *, permissions: int | None = None) -> JSON:
+        if self.is_private:
+            private: JSON = {
+                "id": str(self.id),
+                "type": self.type,
+                "last_message_id": str(self.last_message_id) if self.last_message_id else None,
+                "flags": 0,
+                "recipients": [user.payload() for user in self.recipients],
+            }
+            if self.type == GROUP_DM:
+                private.update(name=self.name, icon=None, owner_id=str(self.owner_id))
+            if permissions is not None:
+                private["permissions"] = str(permissions)
+            return private
         data: JSON = {
             "id": str(self.id),
             "type": self.type,
@@ -509,7 +533,7 @@ class FakeMessage:
             data["interaction"] = self.legacy_interaction
         if self.message_reference is not None:
             data["message_reference"] = self.message_reference
-        if gateway:
+        if gateway and self.guild_id != NO_GUILD:
             data["guild_id"] = str(self.guild_id)
             if not self.author.bot or self.webhook_id is None:
                 data["member"] = self.author.member_payload(with_user=False)

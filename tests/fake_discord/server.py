@@ -73,12 +73,19 @@ from .interactions import (
 )
 from .models import (
     BOT_PERMISSIONS,
+    DM,
     EVERYONE_PERMISSIONS,
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
     FLAG_LOADING,
+    GROUP_DM,
     GUILD_TEXT,
     JSON,
+    NO_GUILD,
+    PERM_ATTACH_FILES,
+    PERM_EMBED_LINKS,
+    PERM_SEND_MESSAGES,
+    PERM_USE_APPLICATION_COMMANDS,
     PRIVATE_THREAD,
     PUBLIC_THREAD,
     FakeAttachment,
@@ -109,6 +116,13 @@ API_PREFIX = "/api/v10"
 GATEWAY_PATH = "/gateway-ws"
 CDN_PREFIX = "/cdn"
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+#: An app's permissions where it is installed only to the user (its interaction responses).
+USER_APP_PERMISSIONS = (
+    PERM_SEND_MESSAGES | PERM_EMBED_LINKS | PERM_ATTACH_FILES | PERM_USE_APPLICATION_COMMANDS
+)
+# Interaction contexts and installation types (Discord's numbers).
+CONTEXT_GUILD, CONTEXT_BOT_DM, CONTEXT_PRIVATE_CHANNEL = 0, 1, 2
+GUILD_INSTALL, USER_INSTALL = 0, 1
 #: How long Discord remembers a message nonce (a few minutes).
 NONCE_SECONDS = 300.0
 MENTION_RE = re.compile(r"<@!?(\d+)>")
@@ -291,6 +305,13 @@ class FakeDiscord:
         owner = FakeUser(id=self.snowflakes.next(), username="owner")
         self.owner = owner
         self.guilds: dict[int, FakeGuild] = {}
+        #: DMs and group DMs by id; their guild_id is NO_GUILD (resolved by this pseudo-guild).
+        self.private_channels: dict[int, FakeChannel] = {}
+        self._no_guild = FakeGuild(id=NO_GUILD, name="", owner_id=NO_GUILD)
+        #: Users who installed the app to their account (its commands follow them anywhere).
+        self.user_installs: set[int] = set()
+        #: Interaction tokens past their 15 minutes (see :meth:`expire_interactions`).
+        self._expired_tokens: set[str] = set()
         self.guild = self._make_guild(self.snowflakes.next(), guild_name)
         self.channels: list[FakeChannel] = [
             self._new_channel(name, GUILD_TEXT, None) for name in channel_names
@@ -404,17 +425,19 @@ class FakeDiscord:
         """The first text channel."""
         return self.channels[0]
 
-    def _make_guild(self, guild_id: int, name: str) -> FakeGuild:
+    def _make_guild(self, guild_id: int, name: str, *, with_bot: bool = True) -> FakeGuild:
         guild = FakeGuild(id=guild_id, name=name, owner_id=self.owner.id)
         guild.roles[guild_id] = FakeRole(guild_id, "@everyone", EVERYONE_PERMISSIONS)
+        guild.members[self.owner.id] = self.owner
+        self.guilds[guild_id] = guild
+        if not with_bot:
+            return guild
         bot_role = FakeRole(
             self.snowflakes.next(), self.bot_user.username, BOT_PERMISSIONS, 1, managed=True
         )
         guild.roles[bot_role.id] = bot_role
         self.bot_user.role_ids.append(bot_role.id)
-        guild.members[self.owner.id] = self.owner
         guild.members[self.bot_user.id] = self.bot_user
-        self.guilds[guild_id] = guild
         return guild
 
     def add_guild(
@@ -423,10 +446,12 @@ class FakeDiscord:
         *,
         shard: tuple[int, int] | None = None,
         channel_names: Iterable[str] = ("general",),
+        with_bot: bool = True,
     ) -> FakeGuild:
         """Another guild the bot is in, with its channels; ``shard=(id, count)`` picks an id
         that Discord would put on that shard. Sessions that are already READY do not hear of
-        it (join the bot to guilds before starting it)."""
+        it (join the bot to guilds before starting it). ``with_bot`` False: a server the bot is
+        not in (its users may still have installed the app to their accounts)."""
         guild_id = self.snowflakes.next()
         if shard is not None:
             wanted, count = shard
@@ -435,7 +460,7 @@ class FakeDiscord:
                 stamp += 1
             guild_id = stamp << 22
             self.snowflakes.advance_to(guild_id)
-        guild = self._make_guild(guild_id, name)
+        guild = self._make_guild(guild_id, name, with_bot=with_bot)
         for channel_name in channel_names:
             self._new_channel(channel_name, GUILD_TEXT, None, guild=guild)
         return guild
@@ -521,6 +546,9 @@ class FakeDiscord:
         )
 
     def channel(self, channel_id: int) -> FakeChannel | None:
+        private = self.private_channels.get(channel_id)
+        if private is not None:
+            return private
         for guild in self.guilds.values():
             channel = guild.channels.get(channel_id)
             if channel is not None:
@@ -528,7 +556,111 @@ class FakeDiscord:
         return None
 
     def guild_of(self, channel: FakeChannel) -> FakeGuild:
+        if channel.is_private:
+            return self._no_guild  # no roles, no members: nothing resolves as a member
         return self.guilds[channel.guild_id]
+
+    # ------------------------------------------------------------------ DMs and user installs
+
+    def dm_channel(self, user: FakeUser, other: FakeUser | None = None) -> FakeChannel:
+        """The direct messages between ``user`` and ``other`` (default: the bot), created at
+        the first call. The bot may post only in its own DMs."""
+        other = other or self.bot_user
+        pair = {user.id, other.id}
+        for channel in self.private_channels.values():
+            if channel.type == DM and {u.id for u in channel.recipients} == pair:
+                return channel
+        channel = FakeChannel(
+            id=self.snowflakes.next(), name="", guild_id=NO_GUILD, type=DM, recipients=[user, other]
+        )
+        self.private_channels[channel.id] = channel
+        return channel
+
+    def add_group_dm(self, name: str, users: Iterable[FakeUser]) -> FakeChannel:
+        """A group DM of people (a bot user cannot be in one): the app reaches it only where a
+        member installed it to their account."""
+        members = list(users)
+        channel = FakeChannel(
+            id=self.snowflakes.next(),
+            name=name,
+            guild_id=NO_GUILD,
+            type=GROUP_DM,
+            owner_id=members[0].id,
+            recipients=members,
+        )
+        self.private_channels[channel.id] = channel
+        return channel
+
+    def expire_interactions(self) -> int:
+        """Let every interaction so far pass Discord's 15 minutes: their tokens no longer
+        work (401 Invalid Webhook Token for follow-ups and webhook edits). Returns how many."""
+        self._expired_tokens.update(self._handles_by_token)
+        return len(self._expired_tokens)
+
+    def install_to_user(self, user: FakeUser) -> None:
+        """``user`` adds the app to their account (Discord's user install)."""
+        self.user_installs.add(user.id)
+
+    def bot_can_access(self, channel: FakeChannel) -> bool:
+        """Whether the bot is a member of the channel (else Discord answers its channel calls
+        with 403 Missing Access, whatever the app's user installs)."""
+        if channel.is_private:
+            return any(u.id == self.bot_user.id for u in channel.recipients)
+        guild = self.guilds.get(channel.guild_id)
+        return guild is not None and self.bot_user.id in guild.members
+
+    def _context_of(self, user: FakeUser, channel: FakeChannel) -> tuple[int, JSON]:
+        """Discord's interaction context and authorizing integration owners for ``user``
+        acting in ``channel``."""
+        owners: JSON = {}
+        if user.id in self.user_installs:
+            owners[str(USER_INSTALL)] = str(user.id)
+        if channel.is_private and self.bot_can_access(channel):
+            owners[str(GUILD_INSTALL)] = "0"  # the bot's DM: "0" stands for no guild
+            return CONTEXT_BOT_DM, owners
+        if channel.is_private:
+            return CONTEXT_PRIVATE_CHANNEL, owners
+        if self.bot_can_access(channel):
+            owners[str(GUILD_INSTALL)] = str(channel.guild_id)
+        return CONTEXT_GUILD, owners
+
+    def _check_available(self, cmd: JSON | None, user: FakeUser, channel: FakeChannel) -> None:
+        """Discord shows a command only where its installation types and contexts allow."""
+        context, owners = self._context_of(user, channel)
+        if not owners:
+            raise UnknownCommandError("the app is not installed here nor to this user")
+        if cmd is None:
+            return
+        types = cmd.get("integration_types") or [GUILD_INSTALL]
+        contexts = cmd.get("contexts")
+        installed = {int(k) for k in owners} & {int(t) for t in types}
+        if not installed or (contexts is not None and context not in contexts):
+            raise UnknownCommandError(
+                f"/{cmd.get('name')} is not available here (integration_types {types}, "
+                f"contexts {contexts}; this is context {context}, installs {sorted(owners)})"
+            )
+
+    async def slash_anywhere(
+        self,
+        user: FakeUser,
+        channel: FakeChannel,
+        command: str,
+        options: Mapping[str, OptionValue] | None = None,
+        /,
+        *,
+        shown: bool = True,
+        **kw_options: OptionValue,
+    ) -> InteractionHandle:
+        """Invoke ``/command`` in any channel: the bot's DM, a server without the bot or a
+        group DM (where ``user`` installed the app to their account), as Discord would send
+        it. ``shown`` False: even if Discord would not show it there (a modified client, a
+        stale command list)."""
+        values = {**(options or {}), **kw_options}
+        name = command.strip().lstrip("/").split()[0]
+        if shown:
+            self._check_available(self._lookup_command(name, 1, channel)[0], user, channel)
+        data, full = self._command_data(channel, command, values, None)
+        return await self._inject(APPLICATION_COMMAND, user, channel, data, name=full)
 
     # ------------------------------------------------------------------ inspection
 
@@ -735,6 +867,9 @@ class FakeDiscord:
     def _interaction_payload(
         self, itype: int, user: FakeUser, channel: FakeChannel, data: JSON, token: str, iid: int
     ) -> JSON:
+        context, owners = self._context_of(user, channel)
+        if channel.is_private or not self.bot_can_access(channel):
+            return self._elsewhere_payload(itype, user, channel, data, token, iid, context, owners)
         guild = self.guild_of(channel)
         perms = guild.permissions_for(user)
         return {
@@ -754,10 +889,57 @@ class FakeDiscord:
             "guild_locale": "en-US",
             "entitlements": [],
             "entitlement_sku_ids": [],
-            "authorizing_integration_owners": {"0": str(guild.id)},
-            "context": 0,
+            "authorizing_integration_owners": owners,
+            "context": context,
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
         }
+
+    def _elsewhere_payload(
+        self,
+        itype: int,
+        user: FakeUser,
+        channel: FakeChannel,
+        data: JSON,
+        token: str,
+        iid: int,
+        context: int,
+        owners: JSON,
+    ) -> JSON:
+        """An interaction from the bot's DM, a group DM or a server without the bot: no
+        member of the bot there; a server's channel still comes with its guild and member."""
+        payload: JSON = {
+            "id": str(iid),
+            "application_id": str(self.application_id),
+            "type": itype,
+            "data": data,
+            "channel_id": str(channel.id),
+            "token": token,
+            "version": 1,
+            "locale": "en-US",
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": owners,
+            "context": context,
+            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        }
+        if channel.is_private:
+            payload.update(
+                user=user.payload(),
+                channel=channel.payload(),
+                app_permissions=str(USER_APP_PERMISSIONS if context != CONTEXT_BOT_DM else 0),
+            )
+            return payload
+        guild = self.guild_of(channel)
+        perms = guild.permissions_for(user)
+        payload.update(
+            guild_id=str(guild.id),
+            guild={"id": str(guild.id), "locale": "en-US", "features": []},
+            guild_locale="en-US",
+            channel=channel.payload(permissions=perms),
+            member=user.member_payload(permissions=perms),
+            app_permissions=str(USER_APP_PERMISSIONS),
+        )
+        return payload
 
     async def _inject(
         self,
@@ -768,24 +950,12 @@ class FakeDiscord:
         *,
         message: FakeMessage | None = None,
         name: str | None = None,
-        dm: bool = False,
     ) -> InteractionHandle:
+        # Interactions of no guild (DMs) come to shard 0, like the guild id 0 would.
         session = self._require_session(channel.guild_id)
         iid = self.snowflakes.next()
         token = f"fake-interaction-{secrets.token_urlsafe(24)}"
         payload = self._interaction_payload(itype, user, channel, data, token, iid)
-        if dm:
-            for key in ("guild_id", "guild", "member", "guild_locale"):
-                payload.pop(key, None)
-            data.pop("guild_id", None)
-            dm_id = self.snowflakes.next()
-            payload.update(
-                user=user.payload(),
-                channel_id=str(dm_id),
-                channel={"id": str(dm_id), "type": 1, "recipients": [user.payload()]},
-                context=1,
-                authorizing_integration_owners={"1": str(user.id)},
-            )
         if message is not None:
             payload["message"] = message.payload()
         handle = InteractionHandle(
@@ -865,11 +1035,10 @@ class FakeDiscord:
         """Invoke ``/command`` from a direct message with the bot, as a modified client could
         even for a guild-only command: no guild, no member data, a DM channel."""
         values = {**(options or {}), **kw_options}
+        # Looked up as the general channel's client would (guild commands included).
         data, name = self._command_data(self.general, command, values, None)
-        handle = await self._inject(
-            APPLICATION_COMMAND, user, self.general, data, name=name, dm=True
-        )
-        return handle
+        data.pop("guild_id", None)
+        return await self._inject(APPLICATION_COMMAND, user, self.dm_channel(user), data, name=name)
 
     async def autocomplete(
         self,
@@ -900,7 +1069,8 @@ class FakeDiscord:
         values: dict[str, object] = {**(options or {}), **kw_options}
         values.setdefault(focused, "")
         data, name = self._command_data(self.general, command, values, focused)
-        return await self._inject(AUTOCOMPLETE, user, self.general, data, name=name, dm=True)
+        data.pop("guild_id", None)
+        return await self._inject(AUTOCOMPLETE, user, self.dm_channel(user), data, name=name)
 
     def _component_target(
         self, message: FakeMessage | int, custom_id: str
@@ -1117,7 +1287,9 @@ class FakeDiscord:
             "id": str(handle.id),
             "type": handle.type,
             "user": handle.user.payload(),
-            "authorizing_integration_owners": {"0": str(handle.channel.guild_id)},
+            "authorizing_integration_owners": handle.payload.get(
+                "authorizing_integration_owners", {}
+            ),
         }
         if handle.type == APPLICATION_COMMAND:
             meta["name"] = handle.name
@@ -1344,6 +1516,10 @@ class FakeDiscord:
         channel = self.channel(self._int(request, "channel_id"))
         if channel is None:
             raise ApiError(404, 10003, "Unknown Channel")
+        if not self.bot_can_access(channel):
+            # A server the bot is not in, a group DM, other people's DM: whatever the app's
+            # user installs, the bot itself has no access (only interaction webhooks work).
+            raise ApiError(403, 50001, "Missing Access")
         return channel
 
     def _route_app(self, request: web.Request) -> None:
@@ -1504,7 +1680,11 @@ class FakeDiscord:
         session.intents = int(data.get("intents", 0) or 0)
         self.identifies.append(data)
         self.identify_log.append((time.monotonic(), session.shard))
-        guilds = [g for g in self.guilds.values() if session.covers(g.id)]
+        guilds = [
+            g
+            for g in self.guilds.values()
+            if session.covers(g.id) and self.bot_user.id in g.members
+        ]
         ready: JSON = {
             "v": 10,
             "user": self.bot_user.payload(),
@@ -1687,9 +1867,12 @@ class FakeDiscord:
     # ------------------------------------------------------------------ REST: interactions
 
     def _handle_for(self, request: web.Request) -> InteractionHandle:
-        handle = self._handles_by_token.get(request.match_info["token"])
+        token = request.match_info["token"]
+        handle = self._handles_by_token.get(token)
         if handle is None:
             raise ApiError(404, 10015, "Unknown Webhook")
+        if token in self._expired_tokens:
+            raise ApiError(401, 50027, "Invalid Webhook Token")
         return handle
 
     async def _callback(self, request: web.Request) -> web.StreamResponse:

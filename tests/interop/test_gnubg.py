@@ -170,3 +170,27 @@ def test_gnubg_navigates_our_match_through_our_ids(
             break
     ours = [gnubg_id(d.before) for d in plays]
     assert ours and all(i in ids for i in ours)
+
+
+def test_a_position_id_reads_back_into_its_position() -> None:
+    import random
+
+    import pytest
+
+    from engine import Roll, get_variant, legal_plays
+    from interop.gnubg import position_from_id, position_id
+
+    rules = get_variant("classic")
+    pos = rules.initial_position()
+    assert position_from_id("4HPwATDgc/ABMA") == pos
+    rng = random.Random(11)
+    for _ in range(200):  # hits, the bar, bearing off: every ID reads back
+        plays = legal_plays(pos, Roll.of(rng.randint(1, 6), rng.randint(1, 6)), rules)
+        after = rng.choice(plays).after
+        if rules.result(after) is not None:
+            break
+        pos = after.flip()
+        assert position_from_id(position_id(pos)) == pos
+    for bad in ("", "4HPwATDgc/ABM", "4HPwATDgc/AB!A", "//////////////", "AAAAAAAAAAAAAA"):
+        with pytest.raises(ValueError):
+            position_from_id(bad)

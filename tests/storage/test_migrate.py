@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import Database, ImportedGame, MatchResult, NewMove, Storage
+from storage import Database, ImportedGame, MatchResult, NewMove, NewPairing, Storage
 from storage.migrate import MigrationFailed, migrate
 from storage.postgres import PostgresDatabase
 from tests.postgres_server import Cluster
@@ -58,6 +58,16 @@ async def _fill(db: Storage) -> dict[str, int]:
         GUILD, 5, "classic", 8, 9, "{}", now=101.0, challenge_id=accepted.id
     )
     ids["accepted"], ids["started"] = accepted.id, started.id
+    event = await db.create_tournament(
+        GUILD, 6, 1, name="Cup", format="knockout", variant="classic", now=100.0
+    )
+    for user in (1, 2, 3):
+        await db.join_tournament(event.id, user, now=101.0)
+    paired = await db.pair_round(
+        event.id, 0, [NewPairing(1, 1, None), NewPairing(2, 2, 3)], now=102.0, rounds=2
+    )
+    assert paired is not None
+    ids["tournament"] = event.id
     return ids
 
 
@@ -77,6 +87,9 @@ async def _snapshot(db: Storage, ids: dict[str, int]) -> object:
         [await db.player_stats(GUILD, p) for p in players],
         [await db.rating_history(GUILD, p, "pin") for p in players],
         await db.recent_games(GUILD, limit=100),
+        await db.get_tournament(ids["tournament"]),
+        await db.tournament_entrants(ids["tournament"]),
+        await db.tournament_pairings(ids["tournament"]),
     )
 
 
@@ -103,6 +116,10 @@ async def test_migrate_copies_everything_and_verifies(tmp_path: Path, pg_cluster
         assert [m.seq for m in await target.game_moves(moved.id)] == [1, 2]
         second = await target.create_challenge(GUILD, 78, 1, None, "classic", now=300.0)
         assert second.id > ids["accepted"]
+        # The copied event pairs on, with fresh ids.
+        assert copied["tournament_pairings"] == 2
+        again = await target.pair_round(ids["tournament"], 1, [NewPairing(1, 1, 3)], now=400.0)
+        assert again is not None and again[0].id == 3
     finally:
         await target.close()
 

@@ -46,15 +46,15 @@ async def test_bad_theme_names_are_refused_before_any_change(db: Storage, bad: o
 
 
 async def test_player_preferences_default_update_and_forget(db: Storage) -> None:
-    assert await db.get_player_preferences(7) == PlayerPreferences(7, None, False)
+    assert await db.get_player_preferences(7) == PlayerPreferences(7, None, True)
     chosen = await db.set_player_preferences(7, now=10.0, board_theme="high-contrast")
-    assert chosen == PlayerPreferences(7, "high-contrast", False)
+    assert chosen == PlayerPreferences(7, "high-contrast", True)
     # One option at a time: the other stays as it was.
-    sided = await db.set_player_preferences(7, now=11.0, own_side=True)
-    assert sided == PlayerPreferences(7, "high-contrast", True)
+    sided = await db.set_player_preferences(7, now=11.0, own_side=False)
+    assert sided == PlayerPreferences(7, "high-contrast", False)
     assert await db.get_player_preferences(7) == sided
     back = await db.set_player_preferences(7, now=12.0, server_theme=True)
-    assert back == PlayerPreferences(7, None, True)
+    assert back == PlayerPreferences(7, None, False)
     assert await db.get_player_preferences(7) == back
     assert await db.get_player_preferences(8) == PlayerPreferences(8)
     with pytest.raises(InvalidInputError):

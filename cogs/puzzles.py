@@ -1,0 +1,400 @@
+"""/puzzle, its Answer button and modal, and the daily puzzle's sweep.
+
+The Answer button is persistent (the puzzle's key is in its custom_id); it opens a modal where
+the player writes their play as for /move; the verdict, the rollout figures and the player's
+record come back privately. The daily puzzle is posted by a sweep that only touches the
+servers of this process's shards, claimed in the database first and posted with a nonce, so it
+appears once a day however many sweeps, processes or restarts there are.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from functools import partial
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from app.puzzles import (
+    PUZZLE_FILE,
+    BuiltAnswer,
+    DailyDue,
+    DatabaseGoneError,
+    Puzzle,
+    Puzzles,
+    Shards,
+    puzzle_picture,
+    puzzle_text,
+    verdict_text,
+)
+from app.services import Services
+from app.table import GameTable
+from discord_ui.boundary import tell_user
+from discord_ui.common import guarded
+from discord_ui.custom_ids import (
+    PUZZLE_BUILDER_TEMPLATE,
+    PUZZLE_STEP_TEMPLATE,
+    PUZZLE_TEMPLATE,
+    STALE_BUTTON,
+    PuzzleBuilderClick,
+    PuzzleClick,
+    decode_custom_id,
+)
+from discord_ui.options import Variant
+from engine import builder
+
+log = logging.getLogger(__name__)
+
+
+class PuzzleButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=PUZZLE_TEMPLATE,
+):
+    """Under a puzzle: Answer (``ans``, opens the answer form) and Build it (``bld``, opens
+    the move builder)."""
+
+    LABELS = {"ans": "Answer", "bld": "Build it"}
+
+    def __init__(self, puzzle: str, action: str = "ans", *, unusable: str = "") -> None:
+        variant, _, key = puzzle.partition(":")
+        super().__init__(
+            discord.ui.Button(
+                label=self.LABELS.get(action, "?"),
+                style=discord.ButtonStyle.primary
+                if action == "ans"
+                else discord.ButtonStyle.secondary,
+                custom_id=unusable or f"pz:{action}:{variant}:{key}",
+            )
+        )
+        self.puzzle = puzzle
+        self.action = action
+        self.unusable = bool(unusable)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PuzzleButton:
+        click = decode_custom_id(match.string)
+        if not isinstance(click, PuzzleClick):
+            return cls("x:0", unusable=match.string)
+        return cls(click.puzzle, click.action)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
+        cog = _cog(interaction)
+        if self.action == "bld":
+            await guarded(interaction, cog.open_builder(interaction, self.puzzle))
+        else:
+            await guarded(interaction, cog.open_answer(interaction, self.puzzle))
+
+
+def _cog(interaction: discord.Interaction[Any]) -> PuzzleCog:
+    cog = interaction.client.get_cog("PuzzleCog")
+    assert isinstance(cog, PuzzleCog), "the puzzle cog is loaded"
+    return cog
+
+
+class PuzzleBuilderButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=PUZZLE_BUILDER_TEMPLATE,
+):
+    """Undo, Confirm and Start over in a puzzle's move builder."""
+
+    LABELS = {"undo": "Undo", "confirm": "Confirm", "reset": "Start over"}
+
+    def __init__(
+        self, action: str, puzzle: str, steps: str, *, disabled: bool = False, unusable: str = ""
+    ) -> None:
+        variant, _, key = puzzle.partition(":")
+        super().__init__(
+            discord.ui.Button(
+                label=self.LABELS.get(action, "?"),
+                style=discord.ButtonStyle.success
+                if action == "confirm"
+                else discord.ButtonStyle.secondary,
+                custom_id=unusable or f"pz:{action}:{variant}:{key}:{steps}",
+                disabled=disabled,
+            )
+        )
+        self.action = action
+        self.puzzle = puzzle
+        self.steps = steps
+        self.unusable = bool(unusable)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PuzzleBuilderButton:
+        click = decode_custom_id(match.string)
+        if not isinstance(click, PuzzleBuilderClick):
+            return cls(match["action"], "x:0", "", unusable=match.string)
+        return cls(click.action, click.puzzle, click.steps)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
+        await guarded(
+            interaction,
+            _cog(interaction).builder_action(interaction, self.action, self.puzzle, self.steps),
+        )
+
+
+class PuzzleStepSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=PUZZLE_STEP_TEMPLATE,
+):
+    """The legal next steps of a puzzle's move builder (one menu per die value)."""
+
+    def __init__(
+        self,
+        row: int,
+        puzzle: str,
+        steps: str,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
+        *,
+        unusable: str = "",
+    ) -> None:
+        variant, _, key = puzzle.partition(":")
+        super().__init__(
+            discord.ui.Select(
+                custom_id=unusable or f"pz:s{row}:{variant}:{key}:{steps}",
+                options=options or [discord.SelectOption(label="-", value="-")],
+                placeholder=placeholder,
+            )
+        )
+        self.row_number = row
+        self.puzzle = puzzle
+        self.steps = steps
+        self.unusable = bool(unusable)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PuzzleStepSelect:
+        click = decode_custom_id(match.string)
+        if not isinstance(click, PuzzleBuilderClick):
+            return cls(0, "x:0", "", unusable=match.string)
+        return cls(click.row, click.puzzle, click.steps)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
+        values = self.item.values
+        await guarded(
+            interaction,
+            _cog(interaction).builder_action(
+                interaction, "step", self.puzzle, self.steps, values[0] if values else None
+            ),
+        )
+
+
+class AnswerModal(discord.ui.Modal):
+    play: discord.ui.TextInput[AnswerModal] = discord.ui.TextInput(
+        label="Your play (as for /move)",
+        placeholder="e.g. 24/18 13/10",
+        max_length=80,
+        custom_id="play",
+    )
+
+    def __init__(self, cog: PuzzleCog, puzzle: str) -> None:
+        variant, _, key = puzzle.partition(":")
+        # The form is answered by this very object (not a persistent item): a form submitted
+        # after a restart is not judged, and Discord tells the user it failed.
+        super().__init__(title="Your answer", custom_id=f"pzform:{variant}:{key}", timeout=1800)
+        self.cog = cog
+        self.puzzle = puzzle
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self.cog.judge(interaction, self.puzzle, self.play.value))
+
+
+def answer_view(puzzle: Puzzle) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(PuzzleButton(puzzle.key, "ans"))
+    view.add_item(PuzzleButton(puzzle.key, "bld"))
+    return view
+
+
+def builder_view(built: BuiltAnswer) -> discord.ui.View:
+    made, key, steps = built.made, built.puzzle.key, built.steps
+    view = discord.ui.View(timeout=None)
+    by_die: dict[int, list[builder.StepOption]] = {}
+    for option in made.options:
+        by_die.setdefault(option.step.die, []).append(option)
+    for row, (die, options) in enumerate(sorted(by_die.items(), reverse=True)[:2]):
+        view.add_item(
+            PuzzleStepSelect(
+                row,
+                key,
+                steps,
+                [
+                    discord.SelectOption(label=o.caption, value=builder.encode_steps((o.step,)))
+                    for o in options[:25]
+                ],
+                placeholder=f"Play a {die}" if len(by_die) > 1 else "Your next step",
+            )
+        )
+    view.add_item(PuzzleBuilderButton("undo", key, steps, disabled=not made.chosen))
+    view.add_item(PuzzleBuilderButton("reset", key, steps, disabled=not made.chosen))
+    view.add_item(PuzzleBuilderButton("confirm", key, steps, disabled=made.play is None))
+    return view
+
+
+def daily_nonce(due: DailyDue) -> str:
+    """Discord's nonce of a day's puzzle post: a repost after a crash returns the first."""
+    return f"pz{due.guild_id % 10**12}{due.day.replace('-', '')}"[:25]
+
+
+class PuzzleCog(commands.Cog):
+    """/puzzle and the daily puzzle."""
+
+    #: Seconds between two sweeps for daily puzzles (tests call ``daily_sweep`` directly).
+    SWEEP_SECONDS = 300.0
+
+    def __init__(self, bot: commands.Bot, services: Services) -> None:
+        self.bot = bot
+        self.puzzles: Puzzles = services.puzzles
+        self.table: GameTable = services.table
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(PuzzleButton, PuzzleBuilderButton, PuzzleStepSelect)
+        self.daily_loop.change_interval(seconds=self.SWEEP_SECONDS)
+        self.daily_loop.start()
+
+    async def cog_unload(self) -> None:
+        self.daily_loop.cancel()
+        self.bot.remove_dynamic_items(PuzzleButton, PuzzleBuilderButton, PuzzleStepSelect)
+
+    async def _picture(self, puzzle: Puzzle, guild_id: int | None) -> discord.File:
+        theme = await self.puzzles.theme(guild_id)
+        png = await self.table.draw(partial(puzzle_picture, puzzle.text, theme))
+        return discord.File(
+            io.BytesIO(png),
+            filename=PUZZLE_FILE,
+            description=f"Puzzle board: {puzzle.text}"[:1024],
+        )
+
+    @app_commands.command(name="puzzle", description="A position whose best play is clear")
+    @app_commands.describe(variant="The game (default: any)")
+    @app_commands.guild_only()
+    async def puzzle(
+        self, interaction: discord.Interaction[Any], variant: Variant | None = None
+    ) -> None:
+        chosen = self.puzzles.pick(interaction.user.id, variant.value if variant else None)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        file = await self._picture(chosen, interaction.guild_id)
+        await interaction.followup.send(
+            puzzle_text(chosen), file=file, view=answer_view(chosen), ephemeral=True
+        )
+
+    async def open_answer(self, interaction: discord.Interaction[Any], puzzle: str) -> None:
+        self.puzzles.find(puzzle)  # a puzzle gone from the benchmark is refused here
+        await interaction.response.send_modal(AnswerModal(self, puzzle))
+
+    async def _builder_parts(
+        self, built: BuiltAnswer, guild_id: int | None
+    ) -> tuple[str, discord.File, discord.ui.View]:
+        theme = await self.puzzles.theme(guild_id)
+        png = await self.table.draw(partial(puzzle_picture, built.preview(), theme))
+        file = discord.File(io.BytesIO(png), filename=PUZZLE_FILE, description=built.text())
+        return built.text(), file, builder_view(built)
+
+    async def open_builder(self, interaction: discord.Interaction[Any], puzzle: str) -> None:
+        """The puzzle's move builder, on a private message of its own."""
+        built = self.puzzles.build(puzzle, "", "open")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        content, file, view = await self._builder_parts(built, interaction.guild_id)
+        await interaction.followup.send(content, file=file, view=view, ephemeral=True)
+
+    async def builder_action(
+        self,
+        interaction: discord.Interaction[Any],
+        action: str,
+        puzzle: str,
+        steps: str,
+        value: str | None = None,
+    ) -> None:
+        """A click in the builder: the message is edited with the next state, or with the
+        verdict once the play is confirmed."""
+        built = self.puzzles.build(puzzle, steps, action, value)
+        if action == "confirm":
+            play = built.made.play
+            if play is None:
+                await tell_user(interaction, "These steps are not a whole play yet.")
+                return
+            verdict = await self.puzzles.answer(
+                interaction.user.id, interaction.guild_id, puzzle, play.text
+            )
+            await interaction.response.edit_message(
+                content=verdict_text(verdict)[:1990], attachments=[], view=None
+            )
+            return
+        await interaction.response.defer()
+        content, file, view = await self._builder_parts(built, interaction.guild_id)
+        await interaction.edit_original_response(content=content, attachments=[file], view=view)
+
+    async def judge(self, interaction: discord.Interaction[Any], puzzle: str, play: str) -> None:
+        verdict = await self.puzzles.answer(interaction.user.id, interaction.guild_id, puzzle, play)
+        await interaction.response.send_message(verdict_text(verdict)[:1990], ephemeral=True)
+
+    # --- the daily puzzle ----------------------------------------------------------------------
+
+    @tasks.loop(seconds=300)
+    async def daily_loop(self) -> None:
+        try:
+            await self.daily_sweep()
+        except DatabaseGoneError:
+            pass  # logged CRITICAL once by the storage
+        except Exception:
+            log.exception("the daily puzzle sweep failed")
+
+    @daily_loop.before_loop
+    async def _before_daily(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def daily_sweep(self) -> int:
+        """Post today's puzzle where it is due; returns how many were posted."""
+        shards = getattr(self.bot, "owned_shards", None)
+        posted = 0
+        for due in await self.puzzles.daily_due(shards if isinstance(shards, Shards) else None):
+            message = await self._post_daily(due)
+            if message is None:
+                continue
+            if await self.puzzles.daily_posted(due, message.id):
+                posted += 1
+        return posted
+
+    async def _post_daily(self, due: DailyDue) -> discord.Message | None:
+        try:
+            channel = self.bot.get_channel(due.channel_id) or await self.bot.fetch_channel(
+                due.channel_id
+            )
+            if not isinstance(channel, discord.abc.Messageable):
+                return None
+            file = await self._picture(due.puzzle, due.guild_id)
+            return await channel.send(
+                puzzle_text(due.puzzle, daily=due.day),
+                file=file,
+                view=answer_view(due.puzzle),
+                nonce=daily_nonce(due),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not post the daily puzzle in channel %s: %s", due.channel_id, exc)
+            return None
+
+
+async def setup(bot: commands.Bot) -> None:
+    services = getattr(bot, "services", None)
+    if not isinstance(services, Services):
+        raise RuntimeError("the bot must open its services before loading cogs.puzzles")
+    await bot.add_cog(PuzzleCog(bot, services))

@@ -31,9 +31,7 @@ def use_fixture(bot: BackgammonBot) -> None:
 
 
 def shown_puzzle(message: FakeMessage) -> Puzzle:
-    return next(
-        p for ps in load_puzzles(FIXTURES).values() for p in ps if p.text in message.text()
-    )
+    return next(p for ps in load_puzzles(FIXTURES).values() for p in ps if p.text in message.text())
 
 
 async def answer(fake: FakeDiscord, user: FakeUser, message: FakeMessage, play: str) -> str:

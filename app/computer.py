@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from ai.classic import points_as_match_equity
 from ai.pool import AIPool, DecisionTimeout, PoolError
 from ai.types import LEVELS, STRONGEST, MatchContext, PositionValue
+from app.faults import kill_point
 from app.table import Action, GameTable, Outcome
 from engine import Dice, Position
 from engine.errors import EngineError
@@ -285,6 +286,7 @@ class ComputerTurns:
             finally:
                 typing.cancel()
             thought = time.perf_counter()
+            kill_point("thinking")
             async with self.table.lock(game.channel_id):
                 fresh = await self.db.get_game(game_id)
                 if fresh is None or not fresh.is_active or fresh.version != game.version:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
+from app.faults import kill_point
 from engine.game import GAME_OVER, MATCH_OVER, MOVE, GameState, LastPlay, distinct_names
 from render import render_board
 from render.game_scene import chain_text, dice_label, result_text, roll_text, scene_for_game
@@ -300,11 +301,14 @@ class GameTable:
             game, new_state, events, acted=acted, action_line=shown_action(state, line)
         )
         if new_state.phase == MATCH_OVER:
-            return await self._finish(game, new_state, outcome, moves, owe_board=owe_board)
+            await self._finish(game, new_state, outcome, moves, owe_board=owe_board)
+            kill_point("committed")
+            return outcome
         text = new_state.to_json()
         outcome.game = await self.db.commit_action(
             game.id, game.version, text, moves, now=self.clock(), owe_board=owe_board
         )
+        kill_point("committed")
         _remember(text, new_state)
         return outcome
 

@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from app.faults import kill_point
 from app.league import (
     OVERALL,
     DatabaseGoneError,
@@ -567,6 +568,7 @@ class League(commands.Cog):
         posted = 0
         async for notice in self.reminders.due(shards if isinstance(shards, Shards) else None):
             posted += await self._post(notice.game.channel_id, notice_text(notice), notice.nonce)
+            kill_point("notice_posted")
             await self.reminders.sent(notice)
         return posted
 

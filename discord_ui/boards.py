@@ -229,6 +229,23 @@ class Boards:
             log.info("could not read the history of channel %s: %s", channel_id, exc)
         return None
 
+    async def find_result_card(
+        self, channel_id: int, game_id: int, *, limit: int = 50
+    ) -> discord.Message | None:
+        """The result card of ``game_id`` already in the channel (its buttons name the game),
+        or None. One read of the channel's latest messages; a failed read counts as none."""
+        me = self.client.user
+        try:
+            async for message in self.channel(channel_id).history(limit=limit):
+                if me is None or message.author.id != me.id:
+                    continue
+                for custom_id in custom_ids_of(message):
+                    if custom_id.startswith("bg:res:") and custom_id.endswith(f":{game_id}"):
+                        return message
+        except discord.HTTPException as exc:
+            log.info("could not read the history of channel %s: %s", channel_id, exc)
+        return None
+
     async def without_buttons(
         self, channel_id: int, message_id: int, message: discord.Message | None = None
     ) -> dict[str, Any]:

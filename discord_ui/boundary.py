@@ -18,7 +18,7 @@ from discord.ext import commands
 from app.errors import DatabaseGoneError, Refusal
 from app.venues import NeedsServer
 from discord_ui.common import where, works_anywhere
-from discord_ui.options import OptionError
+from discord_ui.options import OptionError, check_option_types
 
 log = logging.getLogger("backgammon")
 
@@ -41,6 +41,8 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
         # where the app is only installed to the user), but a modified client or a stale
         # command list can still send one: it is refused before it touches anything.
         command = interaction.command
+        # Before discord.py turns the options into objects (it cannot turn a malformed id).
+        check_option_types(interaction)
         if command is None or works_anywhere(command):
             return True
         here = where(interaction)

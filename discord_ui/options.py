@@ -92,3 +92,70 @@ ChallengeMinutes = app_commands.Transform[
     int, WholeNumber("The number of minutes", 1, MAX_CHALLENGE_MINUTES)
 ]
 SeasonMonths = app_commands.Transform[int, WholeNumber("The number of months", 1, 12)]
+
+
+#: What each plain option type arrives as (JSON); entities (users, channels...) arrive as ids.
+_ARRIVES_AS: dict[discord.AppCommandOptionType, tuple[tuple[type, ...], str]] = {
+    discord.AppCommandOptionType.boolean: ((bool,), "true or false"),
+    discord.AppCommandOptionType.string: ((str,), "text"),
+    discord.AppCommandOptionType.integer: ((int,), "a whole number"),
+    discord.AppCommandOptionType.number: ((int, float), "a number"),
+}
+_GROUPS = (1, 2)  # subcommand, subcommand group: their options are the next level down
+#: Options that name a Discord object by its id (a snowflake: 1 to 2^63 - 1).
+_ENTITIES = {
+    discord.AppCommandOptionType.user: "a member of this server",
+    discord.AppCommandOptionType.channel: "a channel",
+    discord.AppCommandOptionType.role: "a role",
+    discord.AppCommandOptionType.mentionable: "a member or a role",
+    discord.AppCommandOptionType.attachment: "an attached file",
+}
+MAX_SNOWFLAKE = 2**63 - 1
+
+
+def _is_snowflake(value: object) -> bool:
+    text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    return text.isascii() and text.isdigit() and 0 < int(text) <= MAX_SNOWFLAKE
+
+
+def check_option_types(interaction: discord.Interaction[Any]) -> None:
+    """Refuse (:class:`OptionError`) an option whose value is not of its type: a boolean sent
+    as a number, text for a number, a user id that is not a snowflake. Discord checks this, a
+    modified client need not, and both discord.py (which turns ids into objects before a
+    command runs, and fails on one that is not a number) and the commands take the types for
+    granted. Autocompletes are checked for ids only (the focused value is what is typed)."""
+    if not isinstance(interaction.data, dict):
+        return
+    options: Any = interaction.data.get("options") or []
+    while (
+        isinstance(options, list)
+        and options
+        and isinstance(options[0], dict)
+        and options[0].get("type") in _GROUPS
+    ):
+        options = options[0].get("options") or []
+    if not isinstance(options, list) or not all(isinstance(o, dict) for o in options):
+        raise OptionError("The options of this command are malformed.")
+    command = interaction.command
+    declared = (
+        {p.name: p for p in command.parameters} if isinstance(command, app_commands.Command) else {}
+    )
+    full = interaction.type == discord.InteractionType.application_command
+    for option in options:
+        parameter = declared.get(str(option.get("name")))
+        name = parameter.display_name if parameter is not None else str(option.get("name"))[:32]
+        value = option.get("value")
+        sent_as = option.get("type")
+        entity = next((t for t in _ENTITIES if t.value == sent_as), None)
+        if parameter is not None and parameter.type in _ENTITIES:
+            entity = parameter.type
+        if entity is not None and not option.get("focused"):
+            if not _is_snowflake(value):
+                raise OptionError(f"The option `{name}` must name {_ENTITIES[entity]}.")
+            continue
+        if not full or parameter is None or parameter.type not in _ARRIVES_AS:
+            continue
+        kinds, what = _ARRIVES_AS[parameter.type]
+        wants_bool = parameter.type == discord.AppCommandOptionType.boolean
+        if not isinstance(value, kinds) or (isinstance(value, bool) and not wants_bool):
+            raise OptionError(f"The option `{name}` must be {what}.")

@@ -22,6 +22,7 @@ import discord
 from discord.ext import commands
 
 from app.computer import COMPUTER_SEAT, computer_to_act
+from app.faults import kill_point
 from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
@@ -258,6 +259,7 @@ class GamesBase(commands.Cog):
             # The board may be out already (only the note of it lost): take it as paid.
             found = await self.boards.find_board(game.channel_id, game.id, game.version)
             if found is not None:
+                await self._result_card(Outcome(game, state))
                 if found.id == game.board_message_id:
                     await self.play.board_shown(game)  # edited in place before the stop
                 else:
@@ -276,8 +278,10 @@ class GamesBase(commands.Cog):
                 actor_id(game, state),
                 nonce=board_nonce(game.id, game.version),
             )
+            kill_point("board_posted")
             if game.board_message_id is not None and game.board_message_id != posted.id:
                 await self.boards.clear_buttons(game.channel_id, game.board_message_id)
+            await self._result_card(Outcome(game, state))
             await self.play.board_posted(game, posted.id)
             self._owed_boards.discard(channel_id)
             return True
@@ -384,8 +388,11 @@ class GamesBase(commands.Cog):
             except discord.NotFound:
                 pass  # deleted meanwhile: a new board below
             else:
-                await self.play.board_shown(game)
+                kill_point("board_edited")
+                # The card before the note that the board is out: a crash in between leaves
+                # the debt, whose payment posts the card (see _post_owed).
                 await self._result_card(outcome)
+                await self.play.board_shown(game)
                 return
         pinged = actor_id(game, state)
         if not await self.play.should_ping(game, pinged):
@@ -396,8 +403,9 @@ class GamesBase(commands.Cog):
             pinged,
             nonce=board_nonce(game.id, game.version),
         )
-        await self.play.board_posted(game, posted.id)
+        kill_point("board_posted")
         await self._result_card(outcome)
+        await self.play.board_posted(game, posted.id)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         """A result card's Rematch (the challenge commands implement it)."""
@@ -501,6 +509,7 @@ class GamesBase(commands.Cog):
             elsewhere=game.against_computer,
         )
         await interaction.edit_original_response(**parts.to_edit())
+        kill_point("board_edited")
         await self.play.board_shown(game)
 
     async def show(
@@ -553,6 +562,8 @@ class GamesBase(commands.Cog):
                 new = True
                 parts = await self.boards.public(game, state, content, buttons)
             else:
+                kill_point("board_edited")
+                await self._result_card(outcome)
                 await self.play.board_shown(game)
                 # The command's private note first: a follow-up would otherwise fill it.
                 await self.confirm(interaction, lines[0] if lines else "Done.")
@@ -562,6 +573,8 @@ class GamesBase(commands.Cog):
                     )
         if new or board_id is None:
             message = await self._new_board(interaction, game, parts, pinged)
+            kill_point("board_posted")
+            await self._result_card(outcome)
             await self.play.board_posted(game, message.id)
             if board_id is not None and board_id != message.id and board_buttons(before, old):
                 # The new board has the live buttons; the old one's no longer apply.
@@ -576,7 +589,6 @@ class GamesBase(commands.Cog):
                         log.info("could not clear the buttons of board %s", board_id)
                 else:
                     await self.boards.clear_buttons(game.channel_id, board_id)
-        await self._result_card(outcome)
 
     async def _new_board(
         self,
@@ -633,14 +645,26 @@ class GamesBase(commands.Cog):
     async def _result_card(self, outcome: Outcome) -> None:
         """When a game played in a thread ends, its result card in the channel it came from
         (the thread's last board is the card there): a board layout in the winner's colour
-        with the result and the buttons of a finished game; the picture stays in the thread."""
+        with the result and the buttons of a finished game (the picture stays in the thread).
+        Posted while the last board is still
+        owed, so a crash before the card leaves a debt whose payment posts it; posted once:
+        a card already in the channel (a crash after it) is not posted again, and the nonce
+        covers a second process racing this one."""
         game = outcome.game
-        if outcome.finished is None or game.parent_channel_id is None:
-            return
         state = outcome.state
+        if not state.is_over or game.parent_channel_id is None:
+            return
+        if game.board_owed_version is None and outcome.finished is None:
+            return  # nothing owed: the card went out with the board
+        kill_point("before_result_card")
         link = f"<#{game.channel_id}>"
         content = f"{final_text(outcome)}\nPlayed in {link}."
         try:
+            # Paying a debt (a restart): the card may be out already, only its note lost.
+            if outcome.finished is None and await self.boards.find_result_card(
+                game.parent_channel_id, game.id
+            ):
+                return
             await self.boards.post_card(
                 game.parent_channel_id,
                 state,
@@ -649,6 +673,7 @@ class GamesBase(commands.Cog):
                 theme=await self.boards.theme(game.guild_id),
                 nonce=f"bgr{game.id}"[:25],
             )
+            kill_point("result_card_posted")
         except discord.HTTPException as exc:
             log.info("could not post the result card of game %s: %s", game.id, exc)
 

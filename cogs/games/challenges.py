@@ -14,6 +14,7 @@ from ai.types import LEVELS, STRONGEST
 from app.challenges import Answering, BotOpponent, describe_options, option_suggestions
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
+from app.faults import kill_point
 from app.table import Challenge, Outcome
 from app.venues import Venue
 from discord_ui.boards import actor_id, board_nonce, ping
@@ -332,6 +333,7 @@ class ChallengeCommands(GamesBase):
             message = await self.boards.post(
                 game.channel_id, parts, None, nonce=board_nonce(game.id, game.version)
             )
+        kill_point("board_posted")
         await self.play.board_posted(game, message.id)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import re
 import secrets
 import struct
@@ -241,6 +242,18 @@ class Fault:
 
 
 @dataclass
+class Latency:
+    """Requests matching ``method`` and ``path`` take ``seconds`` longer (then succeed)."""
+
+    method: str
+    path: re.Pattern[str]
+    seconds: float
+
+    def matches(self, request: web.Request) -> bool:
+        return request.method == self.method and self.path.search(request.path) is not None
+
+
+@dataclass
 class CommandSync:
     guild_id: int | None
     names: list[str]
@@ -348,10 +361,14 @@ class FakeDiscord:
         self.typing_count = 0
 
         self.faults: list[Fault] = []
+        self.latencies: list[Latency] = []
         self.requests: deque[RequestRecord] = deque(maxlen=request_log_size)
         self.errors: list[ErrorRecord] = []
         #: (message, user) for every notification a created message caused.
         self.pings: list[tuple[FakeMessage, FakeUser]] = []
+        #: False: a Discord that ignores enforce_nonce, to measure what the nonces save
+        #: (FAKE_DISCORD_IGNORE_NONCES=1 in the environment of a test run).
+        self.enforce_nonces = os.environ.get("FAKE_DISCORD_IGNORE_NONCES") != "1"
         #: (channel id, nonce) -> (message id, when): Discord's enforce_nonce window.
         self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
         #: Posts answered with an existing message because of their nonce.
@@ -852,6 +869,13 @@ class FakeDiscord:
         fault = Fault(method.upper(), re.compile(path), status, code, message, after, times, delay)
         self.faults.append(fault)
         return fault
+
+    def add_latency(self, method: str, path: str, seconds: float) -> Latency:
+        """Make every later REST request ``method`` whose path matches ``path`` take
+        ``seconds`` longer (a slow Discord; remove it from ``latencies`` to end it)."""
+        latency = Latency(method.upper(), re.compile(path), seconds)
+        self.latencies.append(latency)
+        return latency
 
     # ------------------------------------------------------------------ interaction injection
 
@@ -1405,6 +1429,9 @@ class FakeDiscord:
         record = RequestRecord(request.method, request.path)
         self.requests.append(record)
         fault = next((f for f in self.faults if f.matches(request)), None)
+        slower = sum(lat.seconds for lat in self.latencies if lat.matches(request))
+        if slower:
+            await asyncio.sleep(slower)
         try:
             if fault is not None:
                 fault.hits += 1
@@ -2058,7 +2085,7 @@ class FakeDiscord:
         nonce = body.get("nonce")
         if nonce is not None and len(str(nonce)) > 25:
             raise form_error("nonce", "Must be 25 or fewer in length.")
-        if nonce is not None and body.get("enforce_nonce"):
+        if nonce is not None and body.get("enforce_nonce") and self.enforce_nonces:
             # Discord: a message with the same nonce from the same author in the last few
             # minutes is returned instead of creating a second one.
             key = (channel.id, str(nonce))

@@ -1,0 +1,41 @@
+"""kill -9 at the instants where a crash could lose or repeat a message: after each, a new
+process shows every owed board, result card and reminder exactly once, and no older board
+keeps live buttons. (``bench/kill_points.py`` runs many more tries, at random instants.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.faults import KILL_POINTS
+
+from .crash_points import game_try, notice_try
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("point", "nth", "decisions"),
+    [
+        ("committed", 3, 2),  # the person's second decision, or the computer's reply
+        ("thinking", 2, 2),
+        ("board_posted", 2, 2),
+        ("board_edited", 1, 2),
+        ("before_result_card", 1, 1),
+        ("result_card_posted", 1, 1),
+    ],
+)
+async def test_a_kill_shows_each_message_once(
+    tmp_path: Path, point: str, nth: int, decisions: int
+) -> None:
+    assert point in KILL_POINTS
+    outcome = await game_try(point, nth, decisions, seed=5, workdir=tmp_path)
+    assert outcome.killed, f"the bot never reached {point} #{nth}"
+    assert outcome.problems == []
+
+
+async def test_a_kill_after_a_reminder_posts_it_once(tmp_path: Path) -> None:
+    outcome = await notice_try(seed=5, workdir=tmp_path)
+    assert outcome.killed, "the bot never posted the reminder"
+    assert outcome.problems == []

@@ -13,7 +13,8 @@ from __future__ import annotations
 import io
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -22,11 +23,23 @@ from app.table import SHARED_VIEWER, Game, GameTable
 from engine.game import DOUBLE, ROLL, GameState
 from render.game_scene import alt_text
 
+from .layout import (
+    BOARD_FILE,
+    BoardFace,
+    board_layout,
+    clip_text,
+    custom_ids_of,
+    face_of,
+    seat_colour,
+    seat_to_show,
+)
+
 log = logging.getLogger(__name__)
 
-BOARD_FILE = "board.png"
 #: Discord's message length is 2000; keep room for a status line added later.
 MAX_CONTENT = 1800
+#: How many boards' faces are kept to take their buttons away without reading them back.
+FACES_KEPT = 2000
 NO_PINGS = discord.AllowedMentions.none()
 #: An interaction's webhook works for 15 minutes; leave a margin for the edit in flight.
 HOOK_SECONDS = 14 * 60.0
@@ -83,7 +96,35 @@ def has_buttons(state: GameState) -> bool:
 
 
 def clip(text: str) -> str:
-    return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 3] + "..."
+    """A plain message's text (a notice, a challenge), within Discord's content limit."""
+    return clip_text(text, MAX_CONTENT)
+
+
+@dataclass
+class BoardParts:
+    """One board message to send: its layout (face and buttons) and its picture."""
+
+    face: BoardFace
+    file: discord.File
+    buttons: list[discord.ui.Item[Any]] = field(default_factory=list)
+
+    @property
+    def layout(self) -> discord.ui.LayoutView:
+        return board_layout(self.face, self.buttons)
+
+    def to_send(self, pinged: int | None) -> dict[str, Any]:
+        """Keyword arguments of a new message (a channel's send, a follow-up)."""
+        return {"view": self.layout, "file": self.file, "allowed_mentions": ping(pinged)}
+
+    def to_edit(self) -> dict[str, Any]:
+        """Keyword arguments of an edit that redraws a board (edits never ping). ``content``
+        goes empty: a message with text content cannot become a layout."""
+        return {
+            "content": None,
+            "view": self.layout,
+            "attachments": [self.file],
+            "allowed_mentions": NO_PINGS,
+        }
 
 
 class Boards:
@@ -98,8 +139,18 @@ class Boards:
         self._theme = theme
         #: message id -> (an interaction webhook that can edit it, until when).
         self._hooks: dict[int, tuple[Hook, float]] = {}
+        #: message id -> what that board shows, to take its buttons away without reading it.
+        self._faces: dict[int, BoardFace] = {}
         #: Channels of games where the bot is not a member: only interactions reach them.
         self._interaction_only: set[int] = set()
+
+    def remember_face(self, message_id: int, face: BoardFace) -> None:
+        """Board ``message_id`` now shows ``face``."""
+        if len(self._faces) >= FACES_KEPT:  # the oldest boards are the least likely cleared
+            for old in list(self._faces)[: FACES_KEPT // 2]:
+                del self._faces[old]
+        self._faces.pop(message_id, None)
+        self._faces[message_id] = face
 
     def note(self, game: Game) -> None:
         """Learn whether ``game``'s channel takes channel calls (see :class:`OutOfReach`)."""
@@ -150,6 +201,11 @@ class Boards:
                 self._hooks.pop(message_id, None)
         return await self.channel(channel_id).get_partial_message(message_id).edit(**kwargs)
 
+    async def redraw(self, channel_id: int, message_id: int, parts: BoardParts) -> None:
+        """Redraw board ``message_id`` in place (see :meth:`edit_message`). Raises."""
+        await self.edit_message(channel_id, message_id, **parts.to_edit())
+        self.remember_face(message_id, parts.face)
+
     async def find_board(
         self, channel_id: int, game_id: int, version: int, *, limit: int = 20
     ) -> discord.Message | None:
@@ -164,13 +220,11 @@ class Boards:
             async for message in self.channel(channel_id).history(limit=limit):
                 if me is None or message.author.id != me.id or not message.attachments:
                     continue
-                for row in message.components:
-                    for item in getattr(row, "children", []):
-                        custom_id = getattr(item, "custom_id", None) or ""
-                        if custom_id.endswith(wanted) or (
-                            custom_id.startswith("bg:res:") and custom_id.endswith(finished)
-                        ):
-                            return message
+                for custom_id in custom_ids_of(message):
+                    if custom_id.endswith(wanted) or (
+                        custom_id.startswith("bg:res:") and custom_id.endswith(finished)
+                    ):
+                        return message
         except discord.HTTPException as exc:
             log.info("could not read the history of channel %s: %s", channel_id, exc)
         return None
@@ -185,22 +239,40 @@ class Boards:
             async for message in self.channel(channel_id).history(limit=limit):
                 if me is None or message.author.id != me.id:
                     continue
-                for row in message.components:
-                    for item in getattr(row, "children", []):
-                        custom_id = getattr(item, "custom_id", None) or ""
-                        if custom_id.startswith("bg:res:") and custom_id.endswith(f":{game_id}"):
-                            return message
+                for custom_id in custom_ids_of(message):
+                    if custom_id.startswith("bg:res:") and custom_id.endswith(f":{game_id}"):
+                        return message
         except discord.HTTPException as exc:
             log.info("could not read the history of channel %s: %s", channel_id, exc)
         return None
 
-    async def clear_buttons(self, channel_id: int, message_id: int | None) -> None:
+    async def without_buttons(
+        self, channel_id: int, message_id: int, message: discord.Message | None = None
+    ) -> dict[str, Any]:
+        """The edit that takes board ``message_id``'s buttons away and keeps the rest: its
+        layout again without the action row, its picture kept (an edit without
+        ``attachments`` keeps the message's own). What the board shows comes from
+        ``message`` when given (a clicked board), else from memory, else from Discord (one
+        read, after a restart)."""
+        face = face_of(message) if message is not None else self._faces.get(message_id)
+        if face is None and message is None:
+            message = await self.channel(channel_id).fetch_message(message_id)
+            face = face_of(message)
+        if face is None:
+            return {"view": None}  # a plain message (from before layouts): text and picture stay
+        self.remember_face(message_id, face)
+        return {"view": board_layout(face), "allowed_mentions": NO_PINGS}
+
+    async def clear_buttons(
+        self, channel_id: int, message_id: int | None, message: discord.Message | None = None
+    ) -> None:
         """Remove a board's buttons (they no longer apply); its text and picture stay. Never
         raises: a message deleted by a moderator needs no tidying."""
         if message_id is None:
             return
         try:
-            await self.edit_message(channel_id, message_id, view=None)
+            edit = await self.without_buttons(channel_id, message_id, message)
+            await self.edit_message(channel_id, message_id, **edit)
         except discord.HTTPException as exc:
             log.info("could not clear the buttons of %s in %s: %s", message_id, channel_id, exc)
 
@@ -230,51 +302,75 @@ class Boards:
         """The theme of the boards posted in the guild's channels (/settings theme)."""
         return await self._theme(guild_id)
 
+    async def parts(
+        self,
+        state: GameState,
+        text: str,
+        buttons: Sequence[discord.ui.Item[Any]] | None,
+        *,
+        theme: str,
+        viewer: int | None = None,
+        elsewhere: bool = False,
+    ) -> BoardParts:
+        """A board message: the picture drawn in ``theme`` (from ``viewer``'s side), the
+        container in the colour of the player to act, ``text`` and ``buttons``."""
+        file = await self.file(state, theme=theme, viewer=viewer, elsewhere=elsewhere)
+        face = BoardFace(
+            clip_text(text), seat_colour(theme, seat_to_show(state)), file.description or ""
+        )
+        return BoardParts(face, file, list(buttons or ()))
+
+    async def public(
+        self,
+        game: Game,
+        state: GameState,
+        text: str,
+        buttons: Sequence[discord.ui.Item[Any]] | None,
+    ) -> BoardParts:
+        """A board of ``game`` for its channel: the server's theme, the shared side."""
+        return await self.parts(
+            state,
+            text,
+            buttons,
+            theme=await self.theme(game.guild_id),
+            elsewhere=game.against_computer,
+        )
+
     async def post(
         self,
         channel_id: int,
-        state: GameState,
-        content: str,
-        view: discord.ui.View | None,
+        parts: BoardParts,
         pinged: int | None,
         *,
-        guild_id: int,
-        elsewhere: bool = False,
         nonce: str | None = None,
     ) -> discord.Message:
-        """A new board message in the server's theme; ``pinged`` is the only user it may
-        notify. ``elsewhere``: a game against the computer (its picture waits behind those of
-        games between people). ``nonce``: see :func:`board_nonce`."""
-        kwargs: dict[str, Any] = {
-            "content": clip(content),
-            "file": await self.file(state, theme=await self.theme(guild_id), elsewhere=elsewhere),
-            "allowed_mentions": ping(pinged),
-        }
+        """A new board message in the channel; ``pinged`` is the only user it may notify.
+        ``nonce``: see :func:`board_nonce`."""
+        kwargs = parts.to_send(pinged)
         if nonce is not None:
             kwargs["nonce"] = nonce
-        if view is not None:
-            kwargs["view"] = view
-        return await self.channel(channel_id).send(**kwargs)
+        message = await self.channel(channel_id).send(**kwargs)
+        self.remember_face(message.id, parts.face)
+        return message
 
-    async def edit(
+    async def post_card(
         self,
-        message: discord.Message | discord.PartialMessage,
+        channel_id: int,
         state: GameState,
-        content: str,
-        view: discord.ui.View | None,
+        text: str,
+        buttons: Sequence[discord.ui.Item[Any]],
         *,
-        guild_id: int,
-        elsewhere: bool = False,
+        theme: str,
+        nonce: str,
     ) -> discord.Message:
-        """Redraw a board message in place (new picture, text and buttons; edits never ping)."""
-        return await message.edit(
-            content=clip(content),
-            attachments=[
-                await self.file(state, theme=await self.theme(guild_id), elsewhere=elsewhere)
-            ],
-            view=view,
-            allowed_mentions=NO_PINGS,
+        """A board's layout without its picture (a result card where the game's thread has
+        the final board): the colour of the winner, ``text`` and ``buttons``. Pings nobody."""
+        face = BoardFace(clip_text(text), seat_colour(theme, seat_to_show(state)), None)
+        message = await self.channel(channel_id).send(
+            view=board_layout(face, buttons), allowed_mentions=NO_PINGS, nonce=nonce
         )
+        self.remember_face(message.id, face)
+        return message
 
     async def retire(
         self,
@@ -290,6 +386,13 @@ class Boards:
             if message is None:
                 assert message_id is not None
                 message = await self.channel(channel_id).fetch_message(message_id)
+            face = face_of(message)
+            if face is not None:  # a board layout: the line goes under its text
+                if status and not face.text.endswith(status):
+                    face = BoardFace(clip_text(f"{face.text}\n{status}"), face.colour, face.alt)
+                self.remember_face(message.id, face)
+                await message.edit(view=board_layout(face), allowed_mentions=NO_PINGS)
+                return
             content = message.content
             if status and not content.endswith(status):
                 content = clip(f"{content}\n{status}" if content else status)

@@ -305,6 +305,76 @@ async def test_fake_rejects_what_discord_rejects(fake: FakeDiscord) -> None:
         await fake.slash(fake.owner, fake.general, "board")
 
 
+async def test_fake_checks_layouts_as_discord_does(fake: FakeDiscord) -> None:
+    """Components V2 (flag 1 << 15): only layout components, where each may be, 40 at most,
+    4000 characters of text displays, no content, pictures that are the message's own."""
+    auth = {"Authorization": f"Bot {fake.token}"}
+    url = f"{fake.api_base}/channels/{fake.general.id}/messages"
+    v2 = 1 << 15
+    button = {"type": 2, "style": 1, "label": "Roll", "custom_id": "roll"}
+
+    def layout(*children: dict[str, object], colour: object = 0x336699) -> dict[str, object]:
+        return {
+            "flags": v2,
+            "components": [{"type": 17, "accent_color": colour, "components": list(children)}],
+        }
+
+    def text(content: str) -> dict[str, object]:
+        return {"type": 10, "content": content}
+
+    refused = [
+        {**layout(text("hi")), "content": "also content"},
+        {"flags": v2, "components": [button]},  # a button outside an action row
+        layout(*[text("x") for _ in range(40)]),  # 41 components with the container
+        layout(text("x" * 2001), text("y" * 2000)),  # 4001 characters of text
+        layout({"type": 12, "items": [{"media": {"url": "attachment://board.png"}}]}),
+        layout(text("hi"), colour=0x1000000),
+        layout({"type": 1, "components": [text("not a button")]}),
+    ]
+    async with aiohttp.ClientSession() as http:
+        for body in refused:
+            async with http.post(url, json=body, headers=auth) as got:
+                assert got.status == 400, body
+                assert (await got.json())["code"] == 50035
+        good = layout(text("hi"), {"type": 14}, {"type": 1, "components": [button]})
+        async with http.post(url, json=good, headers=auth) as got:
+            assert got.status == 200
+            sent = await got.json()
+        assert sent["flags"] & v2 and sent["content"] == ""
+        # Discord numbers the components it stores.
+        container = sent["components"][0]
+        assert [container["id"], *(c["id"] for c in container["components"])] == [1, 2, 3, 4]
+        # Mentions in text displays notify, as in content, under allowed_mentions.
+        alice = fake.add_user("alice")
+        said = layout(text(f"<@{alice.id}>, your turn"))
+        quiet = {**said, "allowed_mentions": {"parse": []}}
+        async with http.post(url, json=quiet, headers=auth) as got:
+            assert got.status == 200
+        assert fake.pings == []
+        loud = {**said, "allowed_mentions": {"parse": [], "users": [str(alice.id)]}}
+        async with http.post(url, json=loud, headers=auth) as got:
+            assert got.status == 200
+        assert [user for _, user in fake.pings] == [alice]
+        async with http.post(url, json={"content": "plain"}, headers=auth) as got:
+            plain = await got.json()
+        edit = f"{url}/{plain['id']}"
+        # A text message becomes a layout only without its text.
+        async with http.patch(edit, json=layout(text("board")), headers=auth) as got:
+            assert got.status == 400
+        async with http.patch(
+            edit, json={**layout(text("board")), "content": ""}, headers=auth
+        ) as got:
+            assert got.status == 200
+            assert (await got.json())["components"][0]["components"][0]["content"] == "board"
+        # A layout cannot be emptied by an edit (a view of None), nor lose its flag.
+        async with http.patch(edit, json={"components": []}, headers=auth) as got:
+            assert got.status == 400
+        async with http.patch(
+            edit, json={"flags": 0, "content": "text again"}, headers=auth
+        ) as got:
+            assert got.status == 400
+
+
 async def test_second_callback_and_unsynced_command_are_refused(
     fake: FakeDiscord, bot: FakeTestBot
 ) -> None:

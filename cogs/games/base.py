@@ -27,8 +27,7 @@ from app.records import rating_changes
 from app.services import Services
 from app.table import Game, GameTable, Outcome, describe_play
 from discord_ui.boards import (
-    MAX_CONTENT,
-    NO_PINGS,
+    BoardParts,
     Boards,
     OutOfReach,
     actor_id,
@@ -38,37 +37,36 @@ from discord_ui.boards import (
     ping,
 )
 from discord_ui.common import mention, message_link, send_committed
+from discord_ui.layout import MAX_TEXT
 from discord_ui.looks import player_theme
 from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from render.game_scene import chain_text, plural, result_text, roll_text
 
 log = logging.getLogger(__name__)
 
+RESULT_ACTIONS = ("rematch", "review", "replay", "record")
 
-def board_view(game: Game, state: GameState) -> discord.ui.View | None:
-    """The buttons under a board (None: nothing to press; the computer's would be refused)."""
+
+def board_buttons(game: Game, state: GameState) -> list[discord.ui.Item[Any]]:
+    """The buttons of a board's action row (none: nothing to press; the computer's would be
+    refused)."""
     from .buttons import GameButton, ResultButton  # they call back into the cog
 
-    view = discord.ui.View(timeout=None)
     if state.is_over:
-        for action in ("rematch", "review", "replay", "record"):
-            view.add_item(ResultButton(action, game.id))
-        return view
+        return [ResultButton(action, game.id) for action in RESULT_ACTIONS]
     if computer_to_act(game, state):
-        return None
+        return []
     if state.resign_offer is not None:
         actions = ["rsyes", "rsno"]
     elif state.phase == ROLL:
         if not has_buttons(state):
-            return None
+            return []
         actions = ["roll", "double"] if state.can_double(state.turn) else ["roll"]
     elif state.phase == DOUBLE:
         actions = ["take", "pass"]
     else:
         actions = ["play"]
-    for action in actions:
-        view.add_item(GameButton(action, game.id, game.version))
-    return view
+    return [GameButton(action, game.id, game.version) for action in actions]
 
 
 def prompt(game: Game, state: GameState) -> str:
@@ -270,17 +268,14 @@ class GamesBase(commands.Cog):
                     await self.play.board_posted(game, found.id)
                 self._owed_boards.discard(channel_id)
                 return False
-            last = final_text(Outcome(game, state)) if state.is_over else prompt(game, state)
             played = describe_play(state, state.last) if state.last is not None else ""
-            lines = [played, status_line(state), last]
+            parts = await self.boards.public(
+                game, state, board_text(Outcome(game, state), [played]), board_buttons(game, state)
+            )
             posted = await self.boards.post(
                 game.channel_id,
-                state,
-                "\n".join(line for line in lines if line),
-                board_view(game, state),
+                parts,
                 actor_id(game, state),
-                elsewhere=game.against_computer,
-                guild_id=game.guild_id,
                 nonce=board_nonce(game.id, game.version),
             )
             kill_point("board_posted")
@@ -382,19 +377,13 @@ class GamesBase(commands.Cog):
         the board of the turn edited in place, or a new one when there is none."""
         state, game = outcome.state, outcome.game
         content = board_text(outcome, lines)
-        view = board_view(game, state)
-        file = await self.boards.file(
-            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
-        )
+        buttons = board_buttons(game, state)
         if game.board_message_id is not None:
             try:
-                await self.boards.edit_message(
+                await self.boards.redraw(
                     game.channel_id,
                     game.board_message_id,
-                    content=clip(content),
-                    attachments=[file],
-                    view=view,
-                    allowed_mentions=NO_PINGS,
+                    await self.boards.public(game, state, content, buttons),
                 )
             except discord.NotFound:
                 pass  # deleted meanwhile: a new board below
@@ -410,12 +399,8 @@ class GamesBase(commands.Cog):
             pinged = None
         posted = await self.boards.post(
             game.channel_id,
-            state,
-            content,
-            view,
+            await self.boards.public(game, state, content, buttons),
             pinged,
-            elsewhere=game.against_computer,
-            guild_id=game.guild_id,
             nonce=board_nonce(game.id, game.version),
         )
         kill_point("board_posted")
@@ -515,18 +500,15 @@ class GamesBase(commands.Cog):
             await self.play.board_shown(game)
             return
         prefs, seat = await self.play.viewer_preferences(game, interaction.user.id)
-        file = await self.boards.file(
+        parts = await self.boards.parts(
             state,
+            board_text(outcome, lines),
+            board_buttons(game, state),
             theme=player_theme(prefs, await self.boards.theme(game.guild_id)),
             viewer=seat,
             elsewhere=game.against_computer,
         )
-        content = clip(board_text(outcome, lines))
-        view = board_view(game, state)
-        kwargs: dict[str, Any] = {"content": content, "attachments": [file]}
-        if view is not None:
-            kwargs["view"] = view
-        await interaction.edit_original_response(**kwargs)
+        await interaction.edit_original_response(**parts.to_edit())
         kill_point("board_edited")
         await self.play.board_shown(game)
 
@@ -544,7 +526,7 @@ class GamesBase(commands.Cog):
         global rate limit) where it can reach, then close the interaction."""
         state, game = outcome.state, outcome.game
         content = board_text(outcome, lines)
-        view = board_view(game, state)
+        buttons = board_buttons(game, state)
         actor = actor_id(game, state)
         turn_starts = (
             new
@@ -554,9 +536,7 @@ class GamesBase(commands.Cog):
         pinged = actor if turn_starts else None
         if not await self.play.should_ping(game, pinged, just_acted=interaction.user.id):
             pinged = None
-        file = await self.boards.file(
-            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
-        )
+        parts = await self.boards.public(game, state, content, buttons)
         on_board = _clicked_on(interaction, before.board_message_id)
         board_id = before.board_message_id
         if (
@@ -569,27 +549,18 @@ class GamesBase(commands.Cog):
             # edited: this interaction's follow-up is the board now.
             new = True
         if not new and board_id is not None:
-            kwargs: dict[str, Any] = {
-                "content": clip(content),
-                "attachments": [file],
-                "view": view,
-                "allowed_mentions": NO_PINGS,
-            }
             try:
                 if on_board:
-                    await interaction.edit_original_response(**kwargs)
+                    await interaction.edit_original_response(**parts.to_edit())
                     self.boards.remember_original(board_id, interaction)
+                    self.boards.remember_face(board_id, parts.face)
                 else:
-                    await self.boards.edit_message(game.channel_id, board_id, **kwargs)
+                    await self.boards.redraw(game.channel_id, board_id, parts)
             except (discord.NotFound, OutOfReach):
                 # Deleted, or out of reach (its webhook expired where the bot is not a
                 # member): a new one below, with a fresh picture.
                 new = True
-                file = await self.boards.file(
-                    state,
-                    theme=await self.boards.theme(game.guild_id),
-                    elsewhere=game.against_computer,
-                )
+                parts = await self.boards.public(game, state, content, buttons)
             else:
                 kill_point("board_edited")
                 await self._result_card(outcome)
@@ -601,15 +572,19 @@ class GamesBase(commands.Cog):
                         interaction, game, board_id, pinged, prompt(game, state)
                     )
         if new or board_id is None:
-            message = await self._new_board(interaction, game, content, file, view, pinged)
+            message = await self._new_board(interaction, game, parts, pinged)
             kill_point("board_posted")
             await self._result_card(outcome)
             await self.play.board_posted(game, message.id)
-            if board_id is not None and board_id != message.id and board_view(before, old):
+            if board_id is not None and board_id != message.id and board_buttons(before, old):
                 # The new board has the live buttons; the old one's no longer apply.
                 if on_board:
                     try:
-                        await interaction.edit_original_response(view=None)
+                        await interaction.edit_original_response(
+                            **await self.boards.without_buttons(
+                                game.channel_id, board_id, interaction.message
+                            )
+                        )
                     except discord.HTTPException:
                         log.info("could not clear the buttons of board %s", board_id)
                 else:
@@ -619,40 +594,32 @@ class GamesBase(commands.Cog):
         self,
         interaction: discord.Interaction[Any],
         game: Game,
-        content: str,
-        file: discord.File,
-        view: discord.ui.View | None,
+        parts: BoardParts,
         pinged: int | None,
     ) -> discord.Message:
         """A new board message: the interaction's follow-up when it was used in the game's
         channel (free), else a channel message."""
-        kwargs: dict[str, Any] = {
-            "content": clip(content),
-            "file": file,
-            "allowed_mentions": ping(pinged),
-        }
-        if view is not None:
-            kwargs["view"] = view
         # The command's private "thinking" goes first: a follow-up would otherwise fill it
         # (and be private too).
         await self.confirm(interaction, "")
         if interaction.channel_id == game.channel_id:
             try:
-                message: discord.Message = await interaction.followup.send(wait=True, **kwargs)
+                message: discord.Message = await interaction.followup.send(
+                    wait=True, **parts.to_send(pinged)
+                )
             except discord.HTTPException as exc:
                 # The interaction is gone (acknowledged too late, expired): the board does not
                 # need it, it goes to the channel (a fresh picture: the sent one is consumed).
                 log.info("board of game %s not sent as a follow-up: %s", game.id, exc)
-                kwargs["file"] = await self.boards.file(
-                    self.table.state_of(game),
-                    theme=await self.boards.theme(game.guild_id),
-                    elsewhere=game.against_computer,
+                parts = await self.boards.public(
+                    game, self.table.state_of(game), parts.face.text, parts.buttons
                 )
             else:
                 self.boards.remember_followup(message.id, interaction)
+                self.boards.remember_face(message.id, parts.face)
                 return message
-        return await self.boards.channel(game.channel_id).send(
-            nonce=board_nonce(game.id, game.version), **kwargs
+        return await self.boards.post(
+            game.channel_id, parts, pinged, nonce=board_nonce(game.id, game.version)
         )
 
     async def _turn_notice(
@@ -677,7 +644,9 @@ class GamesBase(commands.Cog):
 
     async def _result_card(self, outcome: Outcome) -> None:
         """When a game played in a thread ends, its result card in the channel it came from
-        (the thread's last board is the card there). Posted while the last board is still
+        (the thread's last board is the card there): a board layout in the winner's colour
+        with the result and the buttons of a finished game (the picture stays in the thread).
+        Posted while the last board is still
         owed, so a crash before the card leaves a debt whose payment posts it; posted once:
         a card already in the channel (a crash after it) is not posted again, and the nonce
         covers a second process racing this one."""
@@ -696,10 +665,13 @@ class GamesBase(commands.Cog):
                 game.parent_channel_id, game.id
             ):
                 return
-            view = board_view(game, state)
-            assert view is not None  # a finished game's card has its buttons
-            await self.boards.channel(game.parent_channel_id).send(
-                clip(content), view=view, allowed_mentions=NO_PINGS, nonce=f"bgr{game.id}"[:25]
+            await self.boards.post_card(
+                game.parent_channel_id,
+                state,
+                content,
+                board_buttons(game, state),
+                theme=await self.boards.theme(game.guild_id),
+                nonce=f"bgr{game.id}"[:25],
             )
             kill_point("result_card_posted")
         except discord.HTTPException as exc:
@@ -733,15 +705,15 @@ def _clicked_on(interaction: discord.Interaction[Any], message_id: int | None) -
     )
 
 
-def board_text(outcome: Outcome, lines: list[str]) -> str:
+def board_text(outcome: Outcome, lines: list[str], limit: int = MAX_TEXT) -> str:
     """A board's text: what happened since the last board, pips and score, who acts now (or
-    the result)."""
+    the result); at most ``limit`` characters (a layout's text display)."""
     state, game = outcome.state, outcome.game
     last = final_text(outcome) if state.is_over else prompt(game, state)
     tail = "\n".join(line for line in (status_line(state), last) if line)
     # Whatever the names' lengths, the result and who acts now are never cut: the lines of
     # what happened give way first, oldest first.
-    room = MAX_CONTENT - len(tail) - 1
+    room = limit - len(tail) - 1
     kept: list[str] = []
     for line in reversed([line for line in lines[-8:] if line]):
         line = line if len(line) <= 400 else line[:397] + "..."

@@ -17,13 +17,13 @@ from app.errors import Refusal
 from app.faults import kill_point
 from app.table import Challenge, Outcome
 from app.venues import Venue
-from discord_ui.boards import actor_id, board_nonce, clip, ping
+from discord_ui.boards import actor_id, board_nonce, ping
 from discord_ui.common import anywhere, mention, where
 from discord_ui.options import MatchLength, Variant
 from engine import get_variant
 from render.game_scene import plural
 
-from .base import GamesBase, board_text, board_view, display, recorded
+from .base import GamesBase, board_buttons, board_text, display, recorded
 from .buttons import ChallengeButton
 
 log = logging.getLogger(__name__)
@@ -257,12 +257,8 @@ class ChallengeCommands(GamesBase):
         pinged = actor_id(game, state)
         if not await self.play.should_ping(game, pinged, just_acted=interaction.user.id):
             pinged = None
-        file = await self.boards.file(
-            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
-        )
-        message = await self._new_board(
-            interaction, game, content, file, board_view(game, state), pinged
-        )
+        parts = await self.boards.public(game, state, content, board_buttons(game, state))
+        message = await self._new_board(interaction, game, parts, pinged)
         await self.play.board_posted(game, message.id)
         self.after_action(outcome)
 
@@ -324,29 +320,18 @@ class ChallengeCommands(GamesBase):
         """The first board against the computer: the command's own reply (``in_reply``),
         else a message in the game's thread."""
         state, game = outcome.state, outcome.game
-        content = clip(board_text(outcome, [line for line in (*lines, *outcome.events) if line]))
-        file = await self.boards.file(
-            state, theme=await self.boards.theme(game.guild_id), elsewhere=game.against_computer
-        )
-        view = board_view(game, state)
+        content = board_text(outcome, [line for line in (*lines, *outcome.events) if line])
+        parts = await self.boards.public(game, state, content, board_buttons(game, state))
         message: discord.Message
         self.boards.note(game)
         if in_reply:
-            kwargs: dict[str, Any] = {"content": content, "attachments": [file]}
-            if view is not None:
-                kwargs["view"] = view
-            message = await interaction.edit_original_response(**kwargs)
+            message = await interaction.edit_original_response(**parts.to_edit())
             self.boards.remember_original(message.id, interaction)
+            self.boards.remember_face(message.id, parts.face)
         else:
+            # The player has just asked for the game: no ping.
             message = await self.boards.post(
-                game.channel_id,
-                state,
-                content,
-                view,
-                None,  # the player has just asked for the game: no ping
-                guild_id=game.guild_id,
-                elsewhere=game.against_computer,
-                nonce=board_nonce(game.id, game.version),
+                game.channel_id, parts, None, nonce=board_nonce(game.id, game.version)
             )
         kill_point("board_posted")
         await self.play.board_posted(game, message.id)

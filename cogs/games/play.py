@@ -15,7 +15,7 @@ from app.errors import Refusal
 from app.play import AbortAlreadyAsked
 from app.records import duration
 from app.table import Action, Game, Outcome
-from discord_ui.boards import NO_PINGS, clip, ping
+from discord_ui.boards import NO_PINGS, ping
 from discord_ui.common import anywhere, mention, message_link, scope
 from discord_ui.looks import player_theme
 from discord_ui.report_messages import record_message, replay_message, review_message
@@ -25,7 +25,7 @@ from engine.game import DOUBLE, MOVE, RESIGN_NAMES, ROLL, GameState
 from interop.gnubg import gnubg_id
 from render.game_scene import plural, roll_text
 
-from .base import GamesBase, board_text, board_view, player_name, prompt, recorded
+from .base import GamesBase, board_buttons, board_text, player_name, prompt, recorded
 from .buttons import BuilderButton, BuilderSelect, ConfirmButton
 
 
@@ -403,12 +403,12 @@ class PlayCommands(GamesBase):
         if game.board_message_id is not None:
             link = message_link(game.guild_id, game.channel_id, game.board_message_id)
             lines.append(f"Live board: {link}")
-        await interaction.followup.send(
-            "\n".join(line for line in lines if line),
-            file=await self.boards.file(state, theme=theme, viewer=viewer),
-            allowed_mentions=NO_PINGS,
-            ephemeral=not public,
+        # A board like the channel's (a layout in the colour of the player to act), without
+        # buttons: the live board has them.
+        parts = await self.boards.parts(
+            state, "\n".join(line for line in lines if line), (), theme=theme, viewer=viewer
         )
+        await interaction.followup.send(ephemeral=not public, **parts.to_send(None))
         if public:  # the channel has seen the board now
             self._owed_boards.discard(game.channel_id)
             await self.play.board_shown(game)
@@ -423,18 +423,11 @@ class PlayCommands(GamesBase):
             game = await self.play.active_game(game.channel_id)
             state = self.table.state_of(game)
             old = game.board_message_id
-            message = await interaction.edit_original_response(
-                content=clip(board_text(Outcome(game, state), [])),
-                attachments=[
-                    await self.boards.file(
-                        state,
-                        theme=await self.boards.theme(game.guild_id),
-                        elsewhere=game.against_computer,
-                    )
-                ],
-                view=board_view(game, state),
-                allowed_mentions=NO_PINGS,
+            parts = await self.boards.public(
+                game, state, board_text(Outcome(game, state), []), board_buttons(game, state)
             )
+            message = await interaction.edit_original_response(**parts.to_edit())
+            self.boards.remember_face(message.id, parts.face)
             self.boards.remember_original(message.id, interaction)
             await self.play.board_posted(game, message.id)
             self._owed_boards.discard(game.channel_id)

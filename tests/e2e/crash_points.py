@@ -178,7 +178,7 @@ def check_shown(
     if game.board_owed_version is not None:
         problems.append("owed: the latest board was never shown")
     boards = [m for m in _bot_messages(fake, thread) if any(a.is_png for a in m.attachments)]
-    seen = Counter((m.content, m.attachments[0].data) for m in boards)
+    seen = Counter((m.text(), m.attachments[0].data) for m in boards)
     doubled = [content for (content, _), n in seen.items() if n > 1]
     if doubled:
         problems.append(f"twice: a board posted {max(seen.values())} times: {doubled[0][:80]!r}")
@@ -284,7 +284,7 @@ async def notice_try(seed: int, workdir: Path, root: Path = ROOT) -> Try:
                 await asyncio.sleep(3.0)  # its first sweep
             finally:
                 process.stop()
-            shown = [m for m in fake.messages_in(fake.general) if REMINDER in (m.content or "")]
+            shown = [m for m in fake.messages_in(fake.general) if REMINDER in (m.text() or "")]
             if len(shown) != 1:
                 outcome.problems.append(f"notices: the reminder shown {len(shown)} times")
         finally:

@@ -521,7 +521,12 @@ async def final_callback(handle: InteractionHandle, timeout: float = TIMEOUT) ->
     msg = await handle.wait_original(timeout=timeout)
     return Callback(
         4,
-        {"content": msg.content, "embeds": msg.embeds, "flags": msg.flags},
+        {
+            "content": msg.content,
+            "embeds": msg.embeds,
+            "components": msg.components,
+            "flags": msg.flags,
+        },
         [CallbackFile(a.filename, a.data, a.content_type) for a in msg.attachments],
     )
 

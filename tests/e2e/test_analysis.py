@@ -24,14 +24,14 @@ async def test_analyze_each_input_kind_and_bad_input(
     first = await handle.wait_initial(TIMEOUT)
     assert first.type == 5 and first.ephemeral  # deferred, only the asker sees it
     (answer,) = await handle.wait_followups(1, timeout=60)
-    assert answer.ephemeral and "**Analysis** of the position text (The Pin Game)" in answer.content
-    assert "in pips" in answer.content and "1. `" in answer.content and "2. `" in answer.content
-    assert "trials per play" in answer.content and PIN_TEXT in answer.content
+    assert answer.ephemeral and "**Analysis** of the position text (The Pin Game)" in answer.text()
+    assert "in pips" in answer.text() and "1. `" in answer.text() and "2. `" in answer.text()
+    assert "trials per play" in answer.text() and PIN_TEXT in answer.text()
 
     handle = await fake.slash(dan, channel, "analyze", gnubg="4HPwATDgc/ABMA", dice="31")
     (answer,) = await handle.wait_followups(1, timeout=60)
-    assert "**Analysis** of the gnubg position (Backgammon)" in answer.content
-    assert "in points" in answer.content and "1. `" in answer.content
+    assert "**Analysis** of the gnubg position (Backgammon)" in answer.text()
+    assert "in points" in answer.text() and "1. `" in answer.text()
 
     # Bad input: refused at once, privately, saying what would do.
     for options, expected in (
@@ -45,7 +45,7 @@ async def test_analyze_each_input_kind_and_bad_input(
         refused = await (await fake.slash(erin, channel, "analyze", **options)).wait_initial(
             TIMEOUT
         )
-        assert refused.ephemeral and expected in (refused.content or ""), (options, refused)
+        assert refused.ephemeral and expected in (refused.text() or ""), (options, refused)
 
     # A game being played without hints: not analysed, not by its players, not by others.
     await table.challenge("pin")
@@ -55,12 +55,12 @@ async def test_analyze_each_input_kind_and_bad_input(
         early = await (
             await fake.slash(who, table.channel, "analyze", game=game.id, move=1)
         ).wait_initial(TIMEOUT)
-        assert early.ephemeral and "still being played" in (early.content or "")
+        assert early.ephemeral and "still being played" in (early.text() or "")
     await table.play_out()
     # Over: any move of it, by anyone.
     handle = await fake.slash(erin, channel, "analyze", game=game.id, move=2)
     (answer,) = await handle.wait_followups(1, timeout=60)
-    assert f"**Analysis** of game #{game.id}, move 2 (" in answer.content
+    assert f"**Analysis** of game #{game.id}, move 2 (" in answer.text()
     high = await (await fake.slash(dan, channel, "analyze", game=game.id, move=99999)).wait_initial(
         TIMEOUT
     )
@@ -79,7 +79,7 @@ async def test_a_deep_hint_ranks_by_rollouts_against_the_computer(
             human, lobby, "challenge", opponent=fake.bot_user, variant="pin", level="beginner"
         )
     ).wait_initial(TIMEOUT)
-    assert not started.ephemeral, started.content
+    assert not started.ephemeral, started.text()
     game = await game_started_from(bot.services.db, lobby)
     assert game is not None
     thread = fake.channel(game.channel_id)
@@ -97,7 +97,7 @@ async def test_a_deep_hint_ranks_by_rollouts_against_the_computer(
     first = await handle.wait_initial(TIMEOUT)
     assert first.type == 5 and first.ephemeral
     (answer,) = await handle.wait_followups(1, timeout=60)
-    assert "**Best plays by rollout**" in answer.content and "trials per play" in answer.content
-    listed = [line for line in answer.content.splitlines() if line[:2] in ("1.", "2.")]
+    assert "**Best plays by rollout**" in answer.text() and "trials per play" in answer.text()
+    listed = [line for line in answer.text().splitlines() if line[:2] in ("1.", "2.")]
     assert len(listed) == 2
     assert fake.errors == []

@@ -174,8 +174,8 @@ async def test_a_game_in_the_bot_dm_is_practice_apart_from_the_server(
     finished = await db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     final = fake.get_message(finished.board_message_id or 0)
-    assert final is not None and final.channel_id == dm.id and "Game over" in final.content
-    assert "Not rated" in final.content
+    assert final is not None and final.channel_id == dm.id and "Game over" in final.text()
+    assert "Not rated" in final.text()
 
     # The server never sees it: not in /games, the leaderboard, /history or its /record.
     games = await reply_of(await fake.slash(alice, fake.general, "games"))
@@ -259,7 +259,7 @@ async def test_user_install_in_a_server_without_the_bot(
     fake.expire_interactions()
     shown = await fake.slash_anywhere(carol, channel, "board")
     posted = (await reply_of(shown)).message
-    assert posted is not None and "Pips:" in posted.content
+    assert posted is not None and "Pips:" in posted.text()
     end = time.monotonic() + TIMEOUT
     while (resumed := await db.get_game(game.id)) is None or (
         resumed.board_message_id != posted.id

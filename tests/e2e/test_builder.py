@@ -81,10 +81,10 @@ async def _build_and_confirm(
         if not undone and not _button(msg, "bg:mb:undo").get("disabled"):
             undo = str(_button(msg, "bg:mb:undo")["custom_id"])
             await _changed(msg, fake.click(user, msg, undo))
-            assert "nothing yet" in msg.content or "/" in msg.content
+            assert "nothing yet" in msg.text() or "/" in msg.text()
             undone = True
     confirm = _button(msg, "bg:mb:confirm")
-    assert not confirm.get("disabled"), msg.content
+    assert not confirm.get("disabled"), msg.text()
     made = builder.complete(state, builder.decode_steps(str(confirm["custom_id"]).split(":")[5]))
     assert made is not None  # what the builder submits is a legal play of this position
     board = table.last_board
@@ -93,7 +93,7 @@ async def _build_and_confirm(
     handle = await fake.click(user, msg, str(confirm["custom_id"]))
     await handle.wait_initial(TIMEOUT)
     await table.settle(game.id, board.id, board.edit_count, game.version)
-    await eventually(lambda: "You played" in msg.content, "the builder to close")
+    await eventually(lambda: "You played" in msg.text(), "the builder to close")
     fresh = await table.db.get_game(game.id)
     assert fresh is not None and fresh.version > game.version
     moves = await table.db.game_moves(game.id)

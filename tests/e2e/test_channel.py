@@ -40,7 +40,7 @@ async def test_resign_offer_accepted_scores_the_offered_level(
     pings = len(fake.pings)
     await table.act(table.alice, "resign", level=2)  # a gammon, on whoever's turn it is
     board = table.last_board
-    assert board is not None and "offers to resign a gammon (2 points)" in board.content
+    assert board is not None and "offers to resign a gammon (2 points)" in board.text()
     assert sorted(c.split(":")[1] for c in board.custom_ids()) == ["rsno", "rsyes"]
     await eventually(lambda: len(fake.pings) > pings, "the ping to the opponent")
     assert [u for _, u in fake.pings[pings:]] == [table.bob]  # only the one who must answer
@@ -48,7 +48,7 @@ async def test_resign_offer_accepted_scores_the_offered_level(
     refused = await reply_of(await fake.click(table.alice, board, board.custom_ids()[0]))
     assert refused.ephemeral and "opponent" in refused.content
     await table.press(table.bob, "rsyes")
-    assert "Game over" in board.content and "wins 2 points (resign)" in board.content
+    assert "Game over" in board.text() and "wins 2 points (resign)" in board.text()
     assert [c.split(":")[2] for c in board.custom_ids()] == RESULT_BUTTONS
     finished = await table.db.get_game(game.id)
     assert finished is not None and finished.points == 2 and finished.winner_id == table.bob.id
@@ -69,12 +69,12 @@ async def test_resign_offer_rejected_the_game_goes_on(table: Table, fake: FakeDi
     await table.act(loser, "resign", level=3)
     pips = state.pips(0 if game.player_x == loser.id else 1)
     board = table.last_board
-    assert board is not None and f"({3 * pips} points)" in board.content
+    assert board is not None and f"({3 * pips} points)" in board.text()
     # While the offer waits, the loser cannot play on.
     blocked = await reply_of(await fake.slash(loser, table.channel, "move", play="pass"))
     assert blocked.ephemeral and "waiting for an answer" in blocked.content
     await table.press(winner, "rsno")
-    assert "rejects" in board.content
+    assert "rejects" in board.text()
     assert not any(c.startswith(("bg:rsyes:", "bg:rsno:")) for c in board.custom_ids())
     after = await table.game()
     assert after is not None and after.status == "active"
@@ -115,7 +115,7 @@ async def test_a_roll_redraws_the_waiting_board_in_place(table: Table, fake: Fak
     assert len(board_images(fake, table.channel)) == images
     assert board.attachments[0].data != before_png
     assert [c.split(":")[1] for c in board.custom_ids()] == ["play"]  # the move builder
-    assert "rolls" in board.content and "-" in board.content
+    assert "rolls" in board.text() and "-" in board.text()
     state = GameState.from_json((await table.game()).state_json)  # type: ignore[union-attr]
     assert state.phase == MOVE and state.dice is not None
     alt = board.attachments[0].description or ""
@@ -162,7 +162,7 @@ async def test_spectator_board_pings_nobody(table: Table, fake: FakeDiscord) -> 
     pings = len(fake.pings)
     shared = await reply_of(await fake.slash(carol, table.channel, "board", public=True))
     assert not shared.ephemeral and shared.message is not None
-    assert "<@" in shared.message.content  # it names the player to act...
+    assert "<@" in shared.message.text()  # it names the player to act...
     assert shared.message.pinged == [] and fake.pings[pings:] == []  # ...without pinging
     assert shared.message.attachments[0].description
 
@@ -214,7 +214,7 @@ async def test_open_challenge_accepted_by_a_third_member(
 ) -> None:
     posted = await fake.slash(table.alice, table.channel, "challenge", variant="blocking")
     msg = await posted.wait_original()
-    assert "Anyone may accept" in msg.content and msg.pinged == []
+    assert "Anyone may accept" in msg.text() and msg.pinged == []
     carol = fake.add_user("carol")
     accept = next(c for c in msg.custom_ids() if c.startswith("bg:accept:"))
     declined = await reply_of(await fake.slash(table.bob, table.channel, "decline"))
@@ -223,7 +223,7 @@ async def test_open_challenge_accepted_by_a_third_member(
     game = await table.settle(None, None, 0)
     assert (game.player_x, game.player_o) == (table.alice.id, carol.id)
     await eventually(lambda: msg.custom_ids() == [], "the challenge's buttons to go")
-    assert "Accepted by carol" in msg.content
+    assert "Accepted by carol" in msg.text()
     # /games lists it with the players, the variant, whose turn and a link.
     other = fake.add_channel("second")
     second = Table(fake, bot.services.db, other, table.alice, table.bob)
@@ -260,7 +260,7 @@ async def test_expired_challenge_is_edited(
     bot.table.clock = lambda: real_clock() + 3600
     cog = bot.get_cog("Games")
     assert await cog.expire_due() == 1  # type: ignore[union-attr]
-    assert "Expired" in msg.content and msg.custom_ids() == []
+    assert "Expired" in msg.text() and msg.custom_ids() == []
 
 
 async def test_a_whole_game_one_picture_and_one_ping_per_turn(
@@ -315,10 +315,10 @@ async def test_a_whole_game_one_picture_and_one_ping_per_turn(
     assert len(fake.pings) - pings_before <= 2
     for msg, _ in fake.pings[pings_before:]:
         # A roll's header names the roller's own dice, also when the play was forced.
-        rolled = re.search(r"^(\w+) rolls (\d)-(\d)\.$", msg.content, re.M)
-        forced = re.search(r"^(\w+) played (\d)-(\d): .* \(forced\)$", msg.content, re.M)
+        rolled = re.search(r"^(\w+) rolls (\d)-(\d)\.$", msg.text(), re.M)
+        forced = re.search(r"^(\w+) played (\d)-(\d): .* \(forced\)$", msg.text(), re.M)
         if rolled and forced and rolled[1] == forced[1]:
-            assert rolled.groups() == forced.groups(), msg.content
+            assert rolled.groups() == forced.groups(), msg.text()
 
 
 async def test_resigning_a_one_point_variant_concedes_at_once(
@@ -332,5 +332,5 @@ async def test_resigning_a_one_point_variant_concedes_at_once(
     assert finished is not None and finished.status == "finished"
     assert finished.winner_id == table.bob.id and finished.points == 1
     board = table.last_board
-    assert board is not None and "Game over" in board.content
+    assert board is not None and "Game over" in board.text()
     assert [c.split(":")[2] for c in board.custom_ids()] == RESULT_BUTTONS

@@ -47,7 +47,7 @@ async def test_replay_posts_an_animated_gif_with_a_frame_per_play(
     missing = await (await fake.slash(carol, table.channel, "replay", game=987654)).wait_initial(
         TIMEOUT
     )
-    assert missing.ephemeral and "no game #987654" in (missing.content or "")
+    assert missing.ephemeral and "no game #987654" in (missing.text() or "")
     assert fake.errors == []
 
 
@@ -61,7 +61,7 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
             human, thread, "challenge", opponent=fake.bot_user, variant="classic", level="expert"
         )
     ).wait_initial(TIMEOUT)
-    assert not started.ephemeral, started.content
+    assert not started.ephemeral, started.text()
     game = await game_started_from(bot.services.db, thread)
     assert game is not None
     thread = fake.channel(game.channel_id)  # the game's own thread
@@ -78,20 +78,20 @@ async def test_hint_allowed_against_the_computer_and_refused_otherwise(
     (answer,) = await handle.wait_followups(1, timeout=60)
     state = GameState.from_json(game.state_json)
     if state.phase == "move" and len(state.legal_plays()) > 1:
-        assert "Best plays" in answer.content and "1. `" in answer.content
-        assert "win " in answer.content
+        assert "Best plays" in answer.text() and "1. `" in answer.text()
+        assert "win " in answer.text()
     else:
-        assert "Cube" in answer.content or "only legal play" in answer.content
+        assert "Cube" in answer.text() or "only legal play" in answer.text()
     # A spectator, and the people of an ordinary game, are refused.
     carol = fake.add_user("carol")
     spectator = await (await fake.slash(carol, thread, "hint")).wait_initial(TIMEOUT)
-    assert spectator.ephemeral and "Only the players" in (spectator.content or "")
+    assert spectator.ephemeral and "Only the players" in (spectator.text() or "")
     await table.challenge("pin")
     plain = await table.game()
     assert plain is not None and plain.rated and not plain.hints
     mover = table.alice if GameState.from_json(plain.state_json).mover == 0 else table.bob
     refused = await (await fake.slash(mover, table.channel, "hint")).wait_initial(TIMEOUT)
-    assert refused.ephemeral and "Hints are off" in (refused.content or "")
+    assert refused.ephemeral and "Hints are off" in (refused.text() or "")
     assert fake.errors == []
 
 
@@ -104,7 +104,7 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
         alice, channel, "challenge", opponent=bob, variant="dutch", hints=True
     )
     posted = await handle.wait_initial(TIMEOUT)
-    assert "hints allowed" in (posted.content or "")
+    assert "hints allowed" in (posted.text() or "")
     table = Table(fake, bot.services.db, channel, alice, bob)
     msg = await handle.wait_original()
     accept = next(cid for cid in msg.custom_ids() if cid.startswith("bg:accept:"))
@@ -117,10 +117,10 @@ async def test_hints_agreed_at_the_challenge_make_the_game_unrated(
     hint = await fake.slash(mover, table.channel, "hint")
     await hint.wait_initial(TIMEOUT)
     (answer,) = await hint.wait_followups(1, timeout=60)
-    assert answer.ephemeral and ("Best plays" in answer.content or "only legal" in answer.content)
+    assert answer.ephemeral and ("Best plays" in answer.text() or "only legal" in answer.text())
     await table.act(mover, "resign")  # Dutch: conceded at once
     board = table.last_board
-    assert board is not None and "Game over" in board.content and "Ratings" not in board.content
+    assert board is not None and "Game over" in board.text() and "Ratings" not in board.text()
     assert await bot.services.db.player_stats(fake.guild.id, alice.id) == []
     del table
 
@@ -213,7 +213,7 @@ async def test_review_after_a_game_against_the_computer(
     active = await game_started_from(bot.services.db, channel)
     assert active is not None and active.id != game.id
     early = await (await fake.slash(human, channel, "review", game=active.id)).wait_initial(TIMEOUT)
-    assert early.ephemeral and "still being played" in (early.content or "")
+    assert early.ephemeral and "still being played" in (early.text() or "")
 
 
 def test_a_hint_marks_the_plays_the_search_skipped() -> None:

@@ -119,7 +119,7 @@ async def resign(fake: FakeDiscord, human: FakeUser, channel: FakeChannel, level
     """/resign asks first, privately, with the stakes; the confirmation offers it."""
     asked = await fake.slash(human, channel, "resign", level=level)
     question = await asked.wait_original()
-    assert question.ephemeral and "resign" in question.content and "point" in question.content
+    assert question.ephemeral and "resign" in question.text() and "point" in question.text()
     button = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
     await (await fake.click(human, question, button)).wait_initial(TIMEOUT)
 
@@ -241,7 +241,7 @@ async def test_the_computer_answers_a_double(fake: FakeDiscord, bot: BackgammonB
         shown = "Computer (strong) passes."
     # The channel reads its answer as it reads a person's (not the record's "takes").
     await eventually(
-        lambda: any(shown in m.content for m in fake.messages_in(channel)), "its answer shown"
+        lambda: any(shown in m.text() for m in fake.messages_in(channel)), "its answer shown"
     )
 
 
@@ -285,8 +285,8 @@ async def test_the_computer_accepts_an_offer_to_resign(
         ]
 
     # The final board follows the commit; only it keeps buttons (its result card's).
-    await eventually(lambda: "Game over" in boards()[-1].content, "the final board")
-    assert [m for m in boards() if m.components] == [boards()[-1]]
+    await eventually(lambda: "Game over" in boards()[-1].text(), "the final board")
+    assert [m for m in boards() if m.custom_ids()] == [boards()[-1]]
     assert fake.errors == []
 
 
@@ -341,9 +341,9 @@ async def test_the_computer_rejects_a_resignation_worth_less_than_it_expects(
 
     def said(words: str) -> list[str]:
         return [
-            m.content
+            m.text()
             for m in fake.messages_in(channel)
-            if m.author.id == fake.bot_user.id and words in m.content
+            if m.author.id == fake.bot_user.id and words in m.text()
         ]
 
     # The board with the answer follows the commit.

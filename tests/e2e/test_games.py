@@ -30,7 +30,7 @@ async def test_full_game_from_challenge_to_result(table: Table, variant: str) ->
     game = await table.game()
     assert game is not None and game.variant == variant
     final = await table.play_out()
-    assert "Game over" in final.content
+    assert "Game over" in final.text()
     finished = await table.db.get_game(game.id)
     assert finished is not None and finished.status == "finished"
     assert finished.result_kind is not None
@@ -49,7 +49,7 @@ async def test_full_game_from_challenge_to_result(table: Table, variant: str) ->
     await interactions_done()
     for msg in table.fake.messages_in(table.channel):
         if msg.id != final.id and not msg.ephemeral:
-            assert msg.custom_ids() == [], msg.content
+            assert msg.custom_ids() == [], msg.text()
     assert [c.split(":")[2] for c in final.custom_ids()] == [
         "rematch",
         "review",
@@ -61,7 +61,7 @@ async def test_full_game_from_challenge_to_result(table: Table, variant: str) ->
     assert home is not None and table.channel.parent_id == home.id
 
     def cards() -> list[FakeMessage]:
-        return [m for m in table.fake.messages_in(home) if "Game over" in m.content]
+        return [m for m in table.fake.messages_in(home) if "Game over" in m.text()]
 
     await eventually(lambda: len(cards()) == 1, "the result card in the channel")
     assert cards()[0].custom_ids() == final.custom_ids()
@@ -184,7 +184,7 @@ async def test_challenge_refusals(table: Table, fake: FakeDiscord, bot: Backgamm
     decline = await fake.slash(table.bob, other, "decline")
     assert "declined" in (await reply_of(decline)).content
     # The challenge message says so, and its buttons are gone.
-    assert "Challenge declined by bob" in msg.content and msg.custom_ids() == []
+    assert "Challenge declined by bob" in msg.text() and msg.custom_ids() == []
 
 
 async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscord) -> None:
@@ -206,17 +206,17 @@ async def test_cube_double_and_pass_ends_the_game(table: Table, fake: FakeDiscor
     await table.act(doubler, "double")
     # The waiting board is redrawn with Take/Pass; the taker is pinged once by a short text.
     board = table.last_board
-    assert board is not None and "doubles to 2" in board.content
+    assert board is not None and "doubles to 2" in board.text()
     assert any(c.startswith("bg:pass:") for c in board.custom_ids())
     await eventually(lambda: len(fake.pings) > pings, "the ping to the taker")
     assert [u for _, u in fake.pings[pings:]] == [taker]
     # Its link leads to the board in this server, not to direct messages (channels/@me).
-    notice = fake.pings[pings][0].content
+    notice = fake.pings[pings][0].text()
     assert f"/channels/{fake.guild.id}/{table.channel.id}/{board.id}" in notice, notice
     await table.press(taker, "pass")
-    assert "Game over" in board.content and "(pass)" in board.content
+    assert "Game over" in board.text() and "(pass)" in board.text()
     # First games: both ratings are provisional, marked as everywhere else.
-    assert re.search(r"Ratings: \S+ \d+\? \([+-]\d+\), \S+ \d+\? \([+-]\d+\)", board.content)
+    assert re.search(r"Ratings: \S+ \d+\? \([+-]\d+\), \S+ \d+\? \([+-]\d+\)", board.text())
     # Only the result card's buttons are left.
     assert [c.split(":")[2] for c in board.custom_ids()] == [
         "rematch",
@@ -239,7 +239,7 @@ async def test_board_rules_help_resign(table: Table, fake: FakeDiscord) -> None:
     helped = await fake.slash(table.bob, table.channel, "help")
     assert (await helped.wait_initial(TIMEOUT)).ephemeral
     await table.act(table.bob, "resign")  # one result in this variant: it ends at once
-    content = table.last_board.content if table.last_board else ""
+    content = table.last_board.text() if table.last_board else ""
     assert "resigns" in content and "Game over" in content
     assert await table.game() is None
 
@@ -254,11 +254,11 @@ async def test_abort_needs_both_players_or_a_moderator(table: Table, fake: FakeD
         """/abort asks first, privately, with what it does; the confirmation acts."""
         asked = await fake.slash(user, table.channel, "abort")
         question = await asked.wait_original()
-        assert question.ephemeral and "not rated" in question.content, question.content
+        assert question.ephemeral and "not rated" in question.text(), question.text()
         confirm = await table.confirm(user, asked, "abort")
         (said,) = await confirm.wait_followups(1, TIMEOUT)
         assert not said.ephemeral
-        return said.content
+        return said.text()
 
     # Cancel leaves the game alone.
     asked = await fake.slash(table.alice, table.channel, "abort")
@@ -300,7 +300,7 @@ async def test_challenge_with_rule_options(table: Table, fake: FakeDiscord) -> N
         options="plakoto",
     )
     refusal = await wrong.wait_initial(TIMEOUT)
-    assert refusal.ephemeral and "`previousWinner`" in (refusal.content or "")
+    assert refusal.ephemeral and "`previousWinner`" in (refusal.text() or "")
     long = await fake.slash(
         table.alice,
         table.channel,
@@ -310,7 +310,7 @@ async def test_challenge_with_rule_options(table: Table, fake: FakeDiscord) -> N
         options="x" * 3000,
     )
     refusal = await long.wait_initial(TIMEOUT)  # the echoed word is cut, the reply still fits
-    assert refusal.ephemeral and "`mustEnterAll`" in (refusal.content or "")
+    assert refusal.ephemeral and "`mustEnterAll`" in (refusal.text() or "")
     assert await table.db.get_open_challenge(table.channel.id, now=1e12) is None
 
     accepted = await table.challenge("pin-mother", length=3, options="Plakoto")
@@ -347,7 +347,7 @@ async def test_result_card_buttons(table: Table, fake: FakeDiscord) -> None:
     assert game is not None
     await table.act(table.alice, "resign")  # one result in this variant: over at once
     card = table.last_board
-    assert card is not None and "Game over" in card.content
+    assert card is not None and "Game over" in card.text()
     carol = fake.add_user("carol")
     buttons = {c.split(":")[2]: c for c in card.custom_ids()}
     review = await fake.click(carol, card, buttons["review"])
@@ -362,7 +362,7 @@ async def test_result_card_buttons(table: Table, fake: FakeDiscord) -> None:
     assert refused.ephemeral and "Only the players" in refused.content
     rematch = await fake.click(table.bob, card, buttons["rematch"])
     offer = await rematch.wait_original()
-    assert not offer.ephemeral and "asks for a rematch" in offer.content
+    assert not offer.ephemeral and "asks for a rematch" in offer.text()
     assert [u.id for u in offer.pinged] == [table.alice.id]
     accept = next(c for c in offer.custom_ids() if c.startswith("bg:accept:"))
     await (await fake.click(table.alice, offer, accept)).wait_initial(TIMEOUT)
@@ -400,7 +400,7 @@ async def test_an_open_challenge_accepted_by_two_at_once(table: Table, fake: Fak
         return [m for c in clicks for m in c.followups if m.ephemeral]
 
     await eventually(lambda: len(refusals()) == 1, "the second accept refused")
-    assert "already" in refusals()[0].content, refusals()[0].content
+    assert "already" in refusals()[0].text(), refusals()[0].text()
     threads = [c for c in fake.guild.channels.values() if c.is_thread]
     assert len(threads) == 1
     assert fake.errors == [] or all(e.code == 160004 for e in fake.errors)

@@ -189,7 +189,7 @@ async def test_refused_board_after_a_committed_move(
     handle, version = await _send_move(table)
     followups = await handle.wait_followups(1, TIMEOUT)
     assert fault.hits >= 1
-    text = followups[0].content
+    text = followups[0].text()
     assert followups[0].ephemeral
     assert "recorded" in text and "/board" in text and "try again" not in text.lower()
     game = await table.game()
@@ -381,7 +381,7 @@ async def test_a_confirmation_clicked_twice_acts_once(table: Table, fake: FakeDi
         await click.wait_initial(TIMEOUT)
 
     def refused() -> list[str]:
-        return [m.content for c in clicks for m in c.followups if m.ephemeral]
+        return [m.text() for c in clicks for m in c.followups if m.ephemeral]
 
     await eventually(lambda: len(refused()) == 1, "the second click answered")
     assert "over" in refused()[0] or "older" in refused()[0], refused()

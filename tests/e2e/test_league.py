@@ -56,7 +56,7 @@ async def play_and_resign(
     await table.act(loser, "resign")
     if await table.game() is not None:  # classic and the Pin games: the winner accepts
         await table.press(winner, "rsyes")
-    assert table.last_board is not None and "Game over" in table.last_board.content
+    assert table.last_board is not None and "Game over" in table.last_board.text()
     assert await table.game() is None
     return game.id
 
@@ -211,13 +211,13 @@ async def test_stats_embed_and_rating_chart(
 
     carol = fake.add_user("carol")
     nobody = await answer(await fake.slash(carol, table.channel, "stats"))
-    assert nobody.ephemeral and "not finished a rated game" in (nobody.content or "")
+    assert nobody.ephemeral and "not finished a rated game" in (nobody.text() or "")
     # A user id Discord sends without the user's data (someone who left, a forged id): a
     # specific answer naming them by mention, not "Something went wrong".
     stranger = "123456789012345678"
     for command, said in (("stats", "has not finished"), ("history", "has no finished games")):
         unknown = await answer(await fake.slash(alice, table.channel, command, user=stranger))
-        assert f"<@{stranger}> {said}" in (unknown.content or ""), unknown.data
+        assert f"<@{stranger}> {said}" in (unknown.text() or ""), unknown.data
     assert fake.errors == []
 
 
@@ -233,7 +233,7 @@ async def test_history_and_record(fake: FakeDiscord, bot: BackgammonBot, table: 
     assert "Won" in lines[1] and "Dutch Backgammon" in lines[1]
     carol = fake.add_user("carol")
     none = await answer(await fake.slash(carol, table.channel, "history"))
-    assert none.ephemeral and "no finished games" in (none.content or "")
+    assert none.ephemeral and "no finished games" in (none.text() or "")
 
     handle = await fake.slash(carol, table.channel, "record", game=first)
     record = await answer(handle)
@@ -252,7 +252,7 @@ async def test_history_and_record(fake: FakeDiscord, bot: BackgammonBot, table: 
     assert body.rstrip().endswith(f"final: {x_name} wins {game.points} (resign)")
 
     missing = await answer(await fake.slash(carol, table.channel, "record", game=999999))
-    assert missing.ephemeral and "no game #999999" in (missing.content or "")
+    assert missing.ephemeral and "no game #999999" in (missing.text() or "")
     # Autocomplete offers the user's recent games, filtered by the typed number.
     offered = await (
         await fake.autocomplete(alice, table.channel, "record", "game", game="")
@@ -291,22 +291,22 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     waiting = table.bob if idle is table.alice else table.alice
 
     early = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert early.ephemeral and "Too early" in (early.content or "")
-    assert "You can claim in 3 days" in (early.content or "")
+    assert early.ephemeral and "Too early" in (early.text() or "")
+    assert "You can claim in 3 days" in (early.text() or "")
     own_turn = await answer(await fake.slash(idle, table.channel, "claim"))
-    assert own_turn.ephemeral and "your turn" in (own_turn.content or "")
+    assert own_turn.ephemeral and "your turn" in (own_turn.text() or "")
     carol = fake.add_user("carol")
     spectator = await answer(await fake.slash(carol, table.channel, "claim"))
-    assert spectator.ephemeral and "Only the players" in (spectator.content or "")
+    assert spectator.ephemeral and "Only the players" in (spectator.text() or "")
     bot.table.clock = later(71 * 3600)
     still = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert still.ephemeral and "You can claim in 1 day" not in (still.content or "")
-    assert "You can claim in 1 h" in (still.content or "")
+    assert still.ephemeral and "You can claim in 1 day" not in (still.text() or "")
+    assert "You can claim in 1 h" in (still.text() or "")
     assert await table.game() is not None
 
     bot.table.clock = later(72 * 3600 + 60)
     claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
-    content = claimed.content
+    content = claimed.text()
     assert not claimed.ephemeral and "claims the game on time" in content, content
     assert "Game over" in content and "(timeout)" in content and "Ratings:" in content
     assert (png_of(claimed) or b"").startswith(b"\x89PNG")
@@ -321,7 +321,7 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     assert home is not None and table.channel.parent_id == home.id
 
     def cards() -> list[FakeMessage]:
-        return [m for m in fake.messages_in(home) if "Game over" in m.content]
+        return [m for m in fake.messages_in(home) if "Game over" in m.text()]
 
     await eventually(lambda: len(cards()) == 1, "the result card in the channel")
     assert cards()[0].custom_ids() == claimed.custom_ids()
@@ -335,7 +335,7 @@ async def test_claim_refused_then_accepted_after_the_timeout(
     moves = await bot.services.db.game_moves(game.id)
     assert any(m.kind == "claim" and m.actor_id == waiting.id for m in moves)
     again = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert again.ephemeral and "no game" in (again.content or "")
+    assert again.ephemeral and "no game" in (again.text() or "")
     assert fake.errors == []
 
 
@@ -350,7 +350,7 @@ async def test_claim_in_a_match_forfeits_the_match(
     waiting = table.bob if idle is table.alice else table.alice
     bot.table.clock = later(80 * 3600)
     claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "wins the match" in claimed.content
+    assert not claimed.ephemeral and "wins the match" in claimed.text()
     finished = await bot.services.db.get_game(game.id)
     assert finished is not None and finished.winner_id == waiting.id
     assert finished.result_kind == "timeout"
@@ -386,15 +386,15 @@ async def test_reminders_then_claim_notice_once_per_idle_period(
     assert await cog.sweep() == 1
     reminders = posted(mark)
     assert len(reminders) == 1
-    assert reminders[0].content.startswith(f"<@{idle.id}>, it is your turn")
+    assert reminders[0].text().startswith(f"<@{idle.id}>, it is your turn")
     assert idle in reminders[0].mentions
     assert await cog.sweep() == 0 and len(posted(mark)) == 1  # once per idle period
 
     bot.table.clock = later(73 * 3600)
     assert await cog.sweep() == 1
     notices = posted(mark)[1:]
-    assert len(notices) == 1 and notices[0].content.startswith(f"<@{waiting.id}>")
-    assert "/claim" in notices[0].content
+    assert len(notices) == 1 and notices[0].text().startswith(f"<@{waiting.id}>")
+    assert "/claim" in notices[0].text()
     assert await cog.sweep() == 0
 
     # An action starts a new idle period: the reminder comes again after it.
@@ -405,7 +405,7 @@ async def test_reminders_then_claim_notice_once_per_idle_period(
     bot.table.clock = later(99 * 3600)
     mark = fake.mark()
     assert await cog.sweep() == 1
-    assert len(posted(mark)) == 1 and "it is your turn" in posted(mark)[0].content
+    assert len(posted(mark)) == 1 and "it is your turn" in posted(mark)[0].text()
 
 
 async def test_a_reminder_posted_but_not_recorded_is_not_posted_twice(
@@ -424,7 +424,7 @@ async def test_a_reminder_posted_but_not_recorded_is_not_posted_twice(
     assert await cog.sweep() == 1  # due again: posted again, with the same nonce
     assert fake.nonce_hits == hits + 1
     texts = [
-        m.content
+        m.text()
         for m in fake.messages_in(table.channel)
         if m.id > mark and m.author.id == fake.bot_user.id and m.interaction_id is None
     ]
@@ -445,9 +445,9 @@ async def test_reminder_loop_runs_by_itself(
     bot.table.clock = later(30 * 3600)
     cog.reminder_loop.change_interval(seconds=0.05)
     message = await fake.wait_for_channel_message(
-        table.channel, lambda m: "it is your turn" in m.content, TIMEOUT, after=mark
+        table.channel, lambda m: "it is your turn" in m.text(), TIMEOUT, after=mark
     )
-    assert message.content.startswith(f"<@{idle.id}>")
+    assert message.text().startswith(f"<@{idle.id}>")
 
     async def recorded() -> bool:  # recorded right after the post
         refreshed = await bot.services.db.get_game(game.id)
@@ -469,7 +469,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     refused = await answer(
         await fake.slash(member, fake.general, "settings", reminder_hours=1, claim_hours=2)
     )
-    assert refused.ephemeral and "Manage Server" in (refused.content or "")
+    assert refused.ephemeral and "Manage Server" in (refused.text() or "")
     defaults = await bot.services.db.get_guild_settings(fake.guild.id)
     assert defaults.reminder_after_seconds == 24 * 3600
 
@@ -489,7 +489,7 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     ]
 
     bad = await answer(await fake.slash(admin, fake.general, "settings", reminder_hours=80))
-    assert bad.ephemeral and "must come before" in (bad.content or "")
+    assert bad.ephemeral and "must come before" in (bad.text() or "")
     changed = await answer(
         await fake.slash(
             admin, fake.general, "settings", reminder_hours=2, claim_hours=5, challenge_minutes=30
@@ -524,8 +524,8 @@ async def test_settings_need_manage_server(fake: FakeDiscord, bot: BackgammonBot
     waiting = admin if idle is member else member
     bot.table.clock = later(4 * 3600)
     early = await answer(await fake.slash(waiting, table.channel, "claim"))
-    assert early.ephemeral and "needs 5 h" in (early.content or "")
+    assert early.ephemeral and "needs 5 h" in (early.text() or "")
     bot.table.clock = later(5 * 3600 + 60)
     claimed = await claimed_board(await fake.slash(waiting, table.channel, "claim"))
-    assert not claimed.ephemeral and "(timeout)" in claimed.content
+    assert not claimed.ephemeral and "(timeout)" in claimed.text()
     assert fake.errors == []

@@ -238,8 +238,8 @@ async def test_messages_write_dice_one_way(table: Table, fake: FakeDiscord) -> N
         board = table.last_board
         assert board is not None
         dice = f"{before.dice.high}-{before.dice.low}"
-        assert re.search(rf"^{re.escape(mover)} {dice}: ", board.content, re.M), board.content
-        assert not re.search(r"\b[1-6][1-6]: ", board.content), board.content
+        assert re.search(rf"^{re.escape(mover)} {dice}: ", board.text(), re.M), board.text()
+        assert not re.search(r"\b[1-6][1-6]: ", board.text()), board.text()
     assert plays >= 3
 
 

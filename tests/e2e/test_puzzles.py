@@ -31,9 +31,7 @@ def use_fixture(bot: BackgammonBot) -> None:
 
 
 def shown_puzzle(message: FakeMessage) -> Puzzle:
-    return next(
-        p for ps in load_puzzles(FIXTURES).values() for p in ps if p.text in message.content
-    )
+    return next(p for ps in load_puzzles(FIXTURES).values() for p in ps if p.text in message.text())
 
 
 async def answer(fake: FakeDiscord, user: FakeUser, message: FakeMessage, play: str) -> str:
@@ -44,7 +42,7 @@ async def answer(fake: FakeDiscord, user: FakeUser, message: FakeMessage, play: 
     submitted = await fake.submit_modal(user, click, {"play": play})
     reply = await submitted.wait_initial(TIMEOUT)
     assert reply.ephemeral
-    return reply.content or ""
+    return reply.text() or ""
 
 
 async def test_a_puzzle_answered_right_then_wrong_and_the_streak_in_stats(
@@ -58,7 +56,7 @@ async def test_a_puzzle_answered_right_then_wrong_and_the_streak_in_stats(
         first = await handle.wait_initial(TIMEOUT)
         assert first.type == 5 and first.ephemeral
         (shown,) = await handle.wait_followups(1, timeout=60)
-        assert shown.ephemeral and "**Puzzle** (The Pin Game): you are to play" in shown.content
+        assert shown.ephemeral and "**Puzzle** (The Pin Game): you are to play" in shown.text()
         assert [a.filename for a in shown.attachments] == ["puzzle.png"]
         assert Image.open(io.BytesIO(shown.attachments[0].data)).format == "PNG"
         seen.setdefault(shown_puzzle(shown).key, shown)
@@ -122,7 +120,7 @@ async def test_a_puzzle_answered_right_then_wrong_and_the_streak_in_stats(
     none = await (await fake.slash(alice, fake.general, "puzzle", variant="dutch")).wait_initial(
         TIMEOUT
     )
-    assert none.ephemeral and "no puzzles for Dutch Backgammon" in (none.content or "")
+    assert none.ephemeral and "no puzzles for Dutch Backgammon" in (none.text() or "")
     assert fake.errors == []
 
 
@@ -134,14 +132,14 @@ async def test_the_daily_puzzle_is_posted_once_across_a_restart(
     db_path = tmp_path / "bot.sqlite3"
 
     def daily_posts() -> list[FakeMessage]:
-        return [m for m in fake.messages_in(channel) if "**Daily puzzle of" in m.content]
+        return [m for m in fake.messages_in(channel) if "**Daily puzzle of" in m.text()]
 
     async with bot_in_process(fake, db_path) as bot:
         use_fixture(bot)
         refused = await (
             await fake.slash(fake.add_user("eve"), channel, "settings", daily_puzzle=True)
         ).wait_initial(TIMEOUT)
-        assert refused.ephemeral and "Manage Server" in (refused.content or "")
+        assert refused.ephemeral and "Manage Server" in (refused.text() or "")
         shown = await (
             await fake.slash(admin, fake.general, "settings", puzzle_channel=channel)
         ).wait_initial(TIMEOUT)

@@ -55,7 +55,7 @@ async def test_kill_9_mid_game_and_resume(fake: FakeDiscord, tmp_path: Path) -> 
         assert after is not None and after.version == game.version + 1
         assert GameState.from_json(after.state_json).game_number == before.game_number
         final = await table.play_out()
-        assert "Game over" in final.content
+        assert "Game over" in final.text()
     finally:
         process.stop()
         await db.close()
@@ -203,11 +203,11 @@ async def test_kill_9_after_the_computers_move_before_its_board_posts_it_once_af
         board = await fake.wait_for_channel_message(
             channel, lambda m: bool(m.attachments) and not m.ephemeral, TIMEOUT, after=mark
         )
-        assert "Computer (expert) played " in board.content, board.content
-        assert before.last.text in board.content
+        assert "Computer (expert) played " in board.text(), board.text()
+        assert before.last.text in board.text()
         assert board.attachments[0].data.startswith(b"\x89PNG")
         if not before.is_over:
-            assert f"<@{human.id}>" in board.content  # the person is asked to act
+            assert f"<@{human.id}>" in board.text()  # the person is asked to act
         await asyncio.sleep(1.0)  # nothing more comes: no second board, no second move
         boards = [m for m in fake.messages_in(channel) if m.id > mark and m.attachments]
         assert boards == [board]
@@ -298,7 +298,7 @@ async def test_a_board_discord_refused_is_posted_after_a_kill_9(
         )
         after = GameState.from_json(moved.state_json)
         mover = table.users[moved.player_x if after.mover == 0 else moved.player_o]
-        assert f"<@{mover.id}>" in board.content  # whoever must act now is asked to
+        assert f"<@{mover.id}>" in board.text()  # whoever must act now is asked to
         await asyncio.sleep(0.5)
         assert [m for m in fake.messages_in(channel) if m.id > mark and m.attachments] == [board]
         paid = await db.get_game(game.id)

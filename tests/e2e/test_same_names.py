@@ -21,7 +21,7 @@ async def replayed(fake: FakeDiscord, table: Table, game_id: int) -> None:
     handle = await fake.slash(table.alice, table.channel, "replay", game=game_id)
     await handle.wait_initial(TIMEOUT)
     (posted,) = await handle.wait_followups(1, timeout=120)
-    assert not posted.ephemeral, posted.content
+    assert not posted.ephemeral, posted.text()
     assert [a.filename for a in posted.attachments] == [f"replay-{game_id}.gif"]
     assert Image.open(io.BytesIO(posted.attachments[0].data)).is_animated
 
@@ -80,7 +80,7 @@ async def test_an_accepted_offer_out_of_turn_between_namesakes_replays(
     said = f"{answered} accepts the resignation."
     # The last board may still be on its way when the game is stored as finished.
     await eventually(
-        lambda: any(m.content.startswith(said) for m in fake.messages_in(table.channel)), said
+        lambda: any(m.text().startswith(said) for m in fake.messages_in(table.channel)), said
     )
     moves = [m.text for m in await bot.services.db.game_moves(game.id)]
     assert any(m.startswith(f"{offered} offers to resign") for m in moves), moves
@@ -113,13 +113,13 @@ async def test_a_player_named_like_the_computer_plays_it_and_replays(
     assert state.players == ("Computer (casual)", "Computer (casual) (2)")
     asked = await fake.slash(human, channel, "resign")
     question = await asked.wait_original()
-    assert question.ephemeral and "Resign a single game" in question.content, question.content
+    assert question.ephemeral and "Resign a single game" in question.text(), question.text()
     confirm = next(c for c in question.custom_ids() if c.startswith("bg:cf:resign:"))
     await (await fake.click(human, question, confirm)).wait_initial(TIMEOUT)
 
     def resigned() -> bool:
         return any(
-            m.content.startswith("Computer (casual) resigns.")
+            m.text().startswith("Computer (casual) resigns.")
             for m in fake.messages_in(channel)
             if not m.ephemeral
         )

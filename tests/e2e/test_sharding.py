@@ -40,7 +40,7 @@ async def db(url: str) -> AsyncIterator[Storage]:
 
 
 def reminders(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
-    return [m for m in fake.messages_in(channel) if "it is your turn" in (m.content or "")]
+    return [m for m in fake.messages_in(channel) if "it is your turn" in (m.text() or "")]
 
 
 async def resign(fake: FakeDiscord, table: Table) -> None:
@@ -51,7 +51,7 @@ async def resign(fake: FakeDiscord, table: Table) -> None:
     await table.act(loser, "resign")
     if await table.game() is not None:  # classic: an offer the winner accepts
         await table.press(winner, "rsyes")
-    assert table.last_board is not None and "Game over" in table.last_board.content
+    assert table.last_board is not None and "Game over" in table.last_board.text()
     assert await table.game() is None
 
 
@@ -109,7 +109,7 @@ async def test_two_shard_processes_share_one_postgresql(
         # The reminder: posted once by shard 1's process, not by shard 0's, despite both
         # sweeping at start.
         await fake.wait_for_channel_message(
-            lobby, lambda m: "it is your turn" in (m.content or ""), TIMEOUT
+            lobby, lambda m: "it is your turn" in (m.text() or ""), TIMEOUT
         )
         await asyncio.sleep(2.0)
         assert len(reminders(fake, lobby)) == 1

@@ -84,7 +84,7 @@ def pair_messages(fake: FakeDiscord, channel: FakeChannel, a: int, b: int) -> li
     return [
         m
         for m in fake.messages_in(channel)
-        if m.author.bot and f"<@{a}> vs <@{b}>. Your match" in m.content
+        if m.author.bot and f"<@{a}> vs <@{b}>. Your match" in m.text()
     ]
 
 
@@ -195,7 +195,7 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
 
         def announced() -> list[FakeMessage]:
             return [
-                m for m in fake.messages_in(channel) if "Club Swiss**: final standings" in m.content
+                m for m in fake.messages_in(channel) if "Club Swiss**: final standings" in m.text()
             ]
 
         async def final_out() -> bool:

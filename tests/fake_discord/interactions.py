@@ -16,6 +16,7 @@ from .models import (
     FakeMessage,
     FakeRole,
     FakeUser,
+    message_text,
 )
 from .signal import Signal
 
@@ -87,6 +88,14 @@ class Callback:
     def content(self) -> str | None:
         value = self.data.get("content")
         return value if isinstance(value, str) else None
+
+    def text(self) -> str:
+        """What a reader sees, as :meth:`FakeMessage.text` (content or a layout's text)."""
+        return message_text(self.content, self.data.get("embeds") or [], self.components())
+
+    def components(self) -> list[JSON]:
+        found = self.data.get("components")
+        return found if isinstance(found, list) else []
 
 
 class InteractionHandle:

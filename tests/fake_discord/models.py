@@ -379,6 +379,11 @@ class FakeAttachment:
     def is_png(self) -> bool:
         return png_size(self.data) is not None
 
+    def dimensions(self) -> JSON:
+        """``width`` and ``height`` of a picture (nothing for other files)."""
+        dims = png_size(self.data)
+        return {} if dims is None else {"width": dims[0], "height": dims[1]}
+
     def payload(self) -> JSON:
         data: JSON = {
             "id": str(self.id),
@@ -397,19 +402,35 @@ class FakeAttachment:
 
 
 def iter_components(components: list[Any]) -> Iterator[JSON]:
-    """Every component dict in a tree (action rows, containers, sections, labels...)."""
+    """Every component dict in a tree (action rows, containers, sections, labels...). A media
+    gallery's ``items`` are not components (no type, no id, not counted in the limits)."""
     for comp in components:
         if not isinstance(comp, dict):
             continue
         yield comp
-        for key in ("components", "items"):
-            children = comp.get(key)
-            if isinstance(children, list):
-                yield from iter_components(children)
+        children = comp.get("components")
+        if isinstance(children, list):
+            yield from iter_components(children)
         for key in ("component", "accessory"):
             child = comp.get(key)
             if isinstance(child, dict):
                 yield from iter_components([child])
+
+
+def message_text(content: str | None, embeds: list[JSON], components: list[JSON]) -> str:
+    """Content plus embed and text-display texts: what a reader would see."""
+    parts = [content or ""]
+    for embed in embeds:
+        for key in ("title", "description"):
+            if isinstance(embed.get(key), str):
+                parts.append(embed[key])
+        for fld in embed.get("fields", []) or []:
+            if isinstance(fld, dict):
+                parts.extend(str(fld.get(k, "")) for k in ("name", "value"))
+    for comp in iter_components(components):
+        if comp.get("type") == 10 and isinstance(comp.get("content"), str):
+            parts.append(comp["content"])
+    return "\n".join(p for p in parts if p)
 
 
 @dataclass(eq=False)
@@ -471,20 +492,15 @@ class FakeMessage:
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in iter_components(self.components) if "custom_id" in c]
 
+    def mention_text(self) -> str:
+        """Where mentions notify: the content, or a layout's text displays (Discord pings
+        mentions there as in content, under ``allowed_mentions``); never embeds."""
+        return message_text(self.content, [], self.components)
+
     def text(self) -> str:
-        """Content plus embed and text-display texts: what a reader would see, for assertions."""
-        parts = [self.content]
-        for embed in self.embeds:
-            for key in ("title", "description"):
-                if isinstance(embed.get(key), str):
-                    parts.append(embed[key])
-            for fld in embed.get("fields", []) or []:
-                if isinstance(fld, dict):
-                    parts.extend(str(fld.get(k, "")) for k in ("name", "value"))
-        for comp in iter_components(self.components):
-            if comp.get("type") == 10 and isinstance(comp.get("content"), str):
-                parts.append(comp["content"])
-        return "\n".join(p for p in parts if p)
+        """What a reader sees, for assertions: the content of a plain message or the text
+        displays of a layout (components V2), with the embeds' texts."""
+        return message_text(self.content, self.embeds, self.components)
 
     def payload(self, *, gateway: bool = False) -> JSON:
         data: JSON = {

@@ -102,7 +102,9 @@ from .models import (
 from .signal import Signal
 from .validation import (
     ApiError,
+    check_layout_message,
     form_error,
+    resolve_layout,
     validate_choices,
     validate_command,
     validate_commands,
@@ -1178,15 +1180,16 @@ class FakeDiscord:
         return found
 
     def _pings(self, msg: FakeMessage, body: JSON) -> None:
-        """Who a created message notifies: mentions in its content that ``allowed_mentions``
-        lets through (absent: the client default, here everything, as Discord does)."""
+        """Who a created message notifies: mentions in its content (a layout's text displays)
+        that ``allowed_mentions`` lets through (absent: the client default, here everything,
+        as Discord does)."""
         if msg.ephemeral:
             return
         allowed = body.get("allowed_mentions")
         parse = {"users", "roles", "everyone"} if allowed is None else set(allowed.get("parse", []))
         users = set() if allowed is None else {int(u) for u in allowed.get("users", []) or []}
         roles = set() if allowed is None else {int(r) for r in allowed.get("roles", []) or []}
-        content = msg.content or ""
+        content = msg.mention_text()
         msg.pinged = [u for u in msg.mentions if "users" in parse or u.id in users]
         mentioned_roles = {int(r) for r in ROLE_MENTION_RE.findall(content)}
         msg.pinged_roles = sorted(r for r in mentioned_roles if "roles" in parse or r in roles)
@@ -1278,6 +1281,10 @@ class FakeDiscord:
             tts=bool(body.get("tts")),
             mentions=self._mentions(body.get("content")),
         )
+        if msg.components_v2:
+            check_layout_message(msg.content, msg.embeds, msg.components)
+            msg.components = resolve_layout(msg.components, msg.attachments)
+            msg.mentions = self._mentions(msg.mention_text())
         reference = body.get("message_reference")
         if isinstance(reference, dict) and reference.get("message_id") is not None:
             target = self._messages.get(int(reference["message_id"]))
@@ -1340,6 +1347,11 @@ class FakeDiscord:
             )
         if not (content or embeds or components or attachments):
             raise ApiError(400, 50006, "Cannot send an empty message")
+        if flags & FLAG_COMPONENTS_V2:
+            # Judged on the message as the edit leaves it: a text message cannot become a
+            # layout while it keeps its text, and the layout's pictures are its attachments.
+            check_layout_message(content, embeds, components)
+            components = resolve_layout(components, attachments)
         was_loading = msg.loading
         msg.content, msg.embeds, msg.components, msg.attachments = (
             content,
@@ -1348,7 +1360,7 @@ class FakeDiscord:
             attachments,
         )
         msg.flags = flags & ~FLAG_LOADING
-        msg.mentions = self._mentions(content)
+        msg.mentions = self._mentions(msg.mention_text())
         if was_loading:  # resolving a deferred response creates the message people see
             self._pings(msg, body)
         msg.edit_count += 1

@@ -7,10 +7,11 @@ HTTPException a production bot would see.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
-from .models import FLAG_COMPONENTS_V2, JSON, iter_components
+from .models import FLAG_COMPONENTS_V2, JSON, FakeAttachment, iter_components
 
 COMMAND_NAME_RE = re.compile(r"^[-_\w]{1,32}$")
 MAX_CONTENT = 2000
@@ -104,6 +105,7 @@ def validate_components(components: Any, flags: int) -> None:
             if comp.get("label") is not None:
                 _check_len(comp["label"], "components.label", 0, 80)
     if flags & FLAG_COMPONENTS_V2:
+        validate_layout(components)
         return
     # Legacy layout: up to 5 action rows of up to 5 buttons or a single select.
     if len(components) > 5:
@@ -120,6 +122,160 @@ def validate_components(components: Any, flags: int) -> None:
 
 
 MAX_ALT_TEXT = 1024
+
+# Components V2 (https://discord.com/developers/docs/components/reference).
+ACTION_ROW, BUTTON, SECTION, TEXT_DISPLAY, THUMBNAIL, MEDIA_GALLERY, FILE, SEPARATOR = (
+    1,
+    2,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+)
+CONTAINER = 17
+SELECTS = (3, 5, 6, 7, 8)
+#: What a V2 message may hold at its top level, and what a container may hold.
+LAYOUT_TOP = {ACTION_ROW, SECTION, TEXT_DISPLAY, MEDIA_GALLERY, FILE, SEPARATOR, CONTAINER}
+IN_CONTAINER = LAYOUT_TOP - {CONTAINER}
+MAX_LAYOUT_COMPONENTS = 40
+MAX_LAYOUT_TEXT = 4000
+MAX_GALLERY_ITEMS = 10
+
+
+def _action_row(row: JSON, where: str) -> None:
+    children = row.get("components")
+    if not isinstance(children, list) or not 1 <= len(children) <= 5:
+        raise form_error(f"{where}.components", "Must be between 1 and 5 in length.")
+    for j, child in enumerate(children):
+        kind = child.get("type") if isinstance(child, dict) else None
+        if kind != BUTTON and kind not in SELECTS:
+            raise form_error(f"{where}.components.{j}", "Action rows hold buttons or a select.")
+        if kind in SELECTS and len(children) > 1:
+            raise form_error(where, "A select menu must be alone in its row.")
+
+
+def _media_url(media: Any, where: str) -> None:
+    if not isinstance(media, dict) or not isinstance(media.get("url"), str) or not media["url"]:
+        raise form_error(f"{where}.url", "This field is required")
+
+
+def _layout_component(comp: Any, where: str, allowed: set[int]) -> int:
+    """Check one component of a V2 layout; returns its text display characters."""
+    if not isinstance(comp, dict):
+        raise form_error(where, "Must be an object.")
+    kind = comp.get("type")
+    if kind not in allowed:
+        raise form_error(f"{where}.type", f"Component type {kind} is not allowed here.")
+    if "id" in comp and not isinstance(comp["id"], int):
+        raise form_error(f"{where}.id", "Must be an integer.")
+    text = 0
+    if kind == ACTION_ROW:
+        _action_row(comp, where)
+    elif kind == TEXT_DISPLAY:
+        _check_len(comp.get("content"), f"{where}.content", 1, MAX_LAYOUT_TEXT)
+        text = len(comp["content"])
+    elif kind == MEDIA_GALLERY:
+        items = comp.get("items")
+        if not isinstance(items, list) or not 1 <= len(items) <= MAX_GALLERY_ITEMS:
+            raise form_error(f"{where}.items", f"Must be between 1 and {MAX_GALLERY_ITEMS}.")
+        for j, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise form_error(f"{where}.items.{j}", "Must be an object.")
+            _media_url(item.get("media"), f"{where}.items.{j}.media")
+            if item.get("description") is not None:
+                _check_len(item["description"], f"{where}.items.{j}.description", 1, 1024)
+    elif kind == SEPARATOR:
+        if comp.get("spacing", 1) not in (1, 2):
+            raise form_error(f"{where}.spacing", "Must be 1 (small) or 2 (large).")
+        if not isinstance(comp.get("divider", True), bool):
+            raise form_error(f"{where}.divider", "Must be a boolean.")
+    elif kind == FILE:
+        media = comp.get("file")
+        _media_url(media, f"{where}.file")
+        if not str(media["url"]).startswith("attachment://"):
+            raise form_error(f"{where}.file.url", "Must be an attachment:// reference.")
+    elif kind == SECTION:
+        texts = comp.get("components")
+        if not isinstance(texts, list) or not 1 <= len(texts) <= 3:
+            raise form_error(f"{where}.components", "Must be between 1 and 3 in length.")
+        for j, child in enumerate(texts):
+            text += _layout_component(child, f"{where}.components.{j}", {TEXT_DISPLAY})
+        accessory = comp.get("accessory")
+        if not isinstance(accessory, dict) or accessory.get("type") not in (BUTTON, THUMBNAIL):
+            raise form_error(f"{where}.accessory", "A section needs a button or a thumbnail.")
+        if accessory["type"] == THUMBNAIL:
+            _media_url(accessory.get("media"), f"{where}.accessory.media")
+    elif kind == CONTAINER:
+        colour = comp.get("accent_color")
+        if colour is not None and (
+            not isinstance(colour, int) or isinstance(colour, bool) or not 0 <= colour <= 0xFFFFFF
+        ):
+            raise form_error(f"{where}.accent_color", "Must be a colour between 0 and 0xFFFFFF.")
+        children = comp.get("components")
+        if not isinstance(children, list) or not children:
+            raise form_error(f"{where}.components", "Must be at least 1 in length.")
+        for j, child in enumerate(children):
+            text += _layout_component(child, f"{where}.components.{j}", IN_CONTAINER)
+    return text
+
+
+def validate_layout(components: list[Any]) -> None:
+    """A message with the IS_COMPONENTS_V2 flag: its components are its whole body (layout
+    components, each where it may be), at most 40 of them counting nested ones, and at most
+    4000 characters over all its text displays."""
+    if len(list(iter_components(components))) > MAX_LAYOUT_COMPONENTS:
+        raise form_error("components", f"Must be {MAX_LAYOUT_COMPONENTS} or fewer in total.")
+    text = 0
+    for i, comp in enumerate(components):
+        text += _layout_component(comp, f"components.{i}", LAYOUT_TOP)
+    if text > MAX_LAYOUT_TEXT:
+        raise form_error(
+            "components", f"Text displays must be {MAX_LAYOUT_TEXT} or fewer characters in total."
+        )
+
+
+def resolve_layout(components: list[JSON], attachments: list[FakeAttachment]) -> list[JSON]:
+    """The layout as Discord stores and returns it: every component numbered (``id``, in
+    order, where the bot gave none) and every ``attachment://name`` media resolved to that
+    attachment of the message (its URL, size and type, ``attachment_id``). A reference to no
+    attachment of the message is refused: it would show as a broken picture."""
+    stored = copy.deepcopy(components)
+    every = list(iter_components(stored))
+    used = {c["id"] for c in every if isinstance(c.get("id"), int)}
+    next_id = 1
+    for comp in every:
+        if not isinstance(comp.get("id"), int):
+            while next_id in used:
+                next_id += 1
+            comp["id"] = next_id
+            used.add(next_id)
+        medias = [item.get("media") for item in comp.get("items") or [] if isinstance(item, dict)]
+        medias += [comp.get("file"), comp.get("media")]
+        for media in medias:
+            if isinstance(media, dict) and str(media.get("url", "")).startswith("attachment://"):
+                name = media["url"].removeprefix("attachment://")
+                found = next((a for a in attachments if a.filename == name), None)
+                if found is None:
+                    raise form_error("components", f"Unknown attachment {media['url']}")
+                media.update(
+                    url=found.url,
+                    proxy_url=found.url,
+                    content_type=found.content_type,
+                    attachment_id=str(found.id),
+                    **found.dimensions(),
+                )
+    return stored
+
+
+def check_layout_message(content: str, embeds: list[JSON], components: list[JSON]) -> None:
+    """A V2 message as it would be after a create or an edit: no content, no embeds (a
+    message cannot become a layout while it keeps its text), and something to show."""
+    if content or embeds:
+        raise form_error("content", "Cannot send content or embeds with IS_COMPONENTS_V2")
+    if not components:
+        raise ApiError(400, 50006, "Cannot send an empty message")
 
 
 def validate_allowed_mentions(allowed: Any) -> None:

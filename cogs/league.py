@@ -34,9 +34,9 @@ from app.records import duration, game_outcome_for, rating_text, variant_name
 from app.seasons import SeasonPage
 from app.services import Services
 from app.settings import GuildSettings, NotAServerManager
-from discord_ui.boundary import tell_user
-from discord_ui.common import anywhere, game_choices, guarded, mention, scope
-from discord_ui.custom_ids import PAGE_TEMPLATE, STALE_BUTTON, PageClick, decode_custom_id
+from discord_ui.boundary import AnsweredItem
+from discord_ui.common import anywhere, game_choices, mention, scope
+from discord_ui.custom_ids import PAGE_TEMPLATE, PageClick, decode_custom_id
 from discord_ui.looks import ServerTheme, known_theme, theme_label
 from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
 from discord_ui.report_messages import record_message
@@ -141,6 +141,7 @@ def notice_text(notice: Notice) -> str:
 
 
 class LeaderboardButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=PAGE_TEMPLATE,
 ):
@@ -180,13 +181,10 @@ class LeaderboardButton(
             return cls(0, "overall", 0, unusable=match.string)
         return cls(click.guild_id, click.board, click.page)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("League")
         assert isinstance(cog, League)
-        await guarded(interaction, cog.turn_page(interaction, self.guild_id, self.board, self.page))
+        await cog.turn_page(interaction, self.guild_id, self.board, self.page)
 
 
 class League(commands.Cog):

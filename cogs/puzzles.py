@@ -33,13 +33,12 @@ from app.puzzles import (
 )
 from app.services import Services
 from app.table import GameTable
-from discord_ui.boundary import tell_user
+from discord_ui.boundary import AnsweredItem, tell_user
 from discord_ui.common import guarded
 from discord_ui.custom_ids import (
     PUZZLE_BUILDER_TEMPLATE,
     PUZZLE_STEP_TEMPLATE,
     PUZZLE_TEMPLATE,
-    STALE_BUTTON,
     PuzzleBuilderClick,
     PuzzleClick,
     decode_custom_id,
@@ -51,6 +50,7 @@ log = logging.getLogger(__name__)
 
 
 class PuzzleButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=PUZZLE_TEMPLATE,
 ):
@@ -83,15 +83,12 @@ class PuzzleButton(
             return cls("x:0", unusable=match.string)
         return cls(click.puzzle, click.action)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _cog(interaction)
         if self.action == "bld":
-            await guarded(interaction, cog.open_builder(interaction, self.puzzle))
+            await cog.open_builder(interaction, self.puzzle)
         else:
-            await guarded(interaction, cog.open_answer(interaction, self.puzzle))
+            await cog.open_answer(interaction, self.puzzle)
 
 
 def _cog(interaction: discord.Interaction[Any]) -> PuzzleCog:
@@ -101,6 +98,7 @@ def _cog(interaction: discord.Interaction[Any]) -> PuzzleCog:
 
 
 class PuzzleBuilderButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=PUZZLE_BUILDER_TEMPLATE,
 ):
@@ -136,17 +134,12 @@ class PuzzleBuilderButton(
             return cls(match["action"], "x:0", "", unusable=match.string)
         return cls(click.action, click.puzzle, click.steps)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
-        await guarded(
-            interaction,
-            _cog(interaction).builder_action(interaction, self.action, self.puzzle, self.steps),
-        )
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        await _cog(interaction).builder_action(interaction, self.action, self.puzzle, self.steps)
 
 
 class PuzzleStepSelect(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=PUZZLE_STEP_TEMPLATE,
 ):
@@ -184,16 +177,10 @@ class PuzzleStepSelect(
             return cls(0, "x:0", "", unusable=match.string)
         return cls(click.row, click.puzzle, click.steps)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         values = self.item.values
-        await guarded(
-            interaction,
-            _cog(interaction).builder_action(
-                interaction, "step", self.puzzle, self.steps, values[0] if values else None
-            ),
+        await _cog(interaction).builder_action(
+            interaction, "step", self.puzzle, self.steps, values[0] if values else None
         )
 
 

@@ -31,8 +31,8 @@ from app.tournaments import (
     format_name,
     variant_label,
 )
-from discord_ui.boundary import tell_user
-from discord_ui.common import guarded, mention
+from discord_ui.boundary import AnsweredItem, tell_user
+from discord_ui.common import mention
 from discord_ui.custom_ids import SIGNUP_TEMPLATE, STALE_BUTTON, SignupClick, decode_custom_id
 from discord_ui.options import MatchLength, Variant, WholeNumber
 from render.game_scene import plural
@@ -137,6 +137,7 @@ def role_ids(interaction: discord.Interaction[Any]) -> list[int]:
 
 
 class SignupButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=SIGNUP_TEMPLATE,
 ):
@@ -165,15 +166,12 @@ class SignupButton(
             return cls(match["action"], 0, unusable=match.string)
         return cls(click.action, click.tournament_id)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Tournaments")
         if not isinstance(cog, TournamentCog):
             await tell_user(interaction, STALE_BUTTON)
             return
-        await guarded(interaction, cog.signup_click(interaction, self.action, self.tournament_id))
+        await cog.signup_click(interaction, self.action, self.tournament_id)
 
 
 def signup_view(t: Tournament) -> discord.ui.View:

@@ -10,6 +10,7 @@ and the user is told briefly that something went wrong.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -17,7 +18,8 @@ from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
 from app.venues import NeedsServer
-from discord_ui.common import where, works_anywhere
+from discord_ui.common import guarded, where, works_anywhere
+from discord_ui.custom_ids import STALE_BUTTON
 from discord_ui.options import OptionError, check_option_types
 
 log = logging.getLogger("backgammon")
@@ -139,3 +141,21 @@ def _refusal(
             "list for a while: restart Discord or wait a few minutes."
         )
     return None
+
+
+class AnsweredItem:
+    """What every persistent button and menu of the bot shares (put it before
+    ``discord.ui.DynamicItem`` in the bases): a click on one whose custom id did not decode
+    (``unusable``, e.g. a garbled or outdated id) is told so; any other runs :meth:`act`
+    behind the error boundary. Either way the click is answered."""
+
+    unusable: bool
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.unusable:
+            await tell_user(interaction, STALE_BUTTON)
+            return
+        await guarded(interaction, self.act(interaction))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        raise NotImplementedError

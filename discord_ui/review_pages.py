@@ -10,11 +10,9 @@ from typing import Any, Protocol, cast
 import discord
 
 from app.analysis import Analyst, MistakePage, mistake_page_text
-from discord_ui.boundary import tell_user
-from discord_ui.common import guarded
+from discord_ui.boundary import AnsweredItem
 from discord_ui.custom_ids import (
     REVIEW_PAGE_TEMPLATE,
-    STALE_BUTTON,
     ReviewPageClick,
     decode_custom_id,
 )
@@ -29,6 +27,7 @@ class _PageTurner(Protocol):
 
 
 class ReviewPageButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=REVIEW_PAGE_TEMPLATE,
 ):
@@ -68,16 +67,11 @@ class ReviewPageButton(
             return cls(0, 0, 0, unusable=match.string)
         return cls(click.game_id, click.who, click.page)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Coach")
         assert cog is not None and hasattr(cog, "turn_mistake_page"), "the Coach cog is loaded"
         turner = cast(_PageTurner, cog)
-        await guarded(
-            interaction, turner.turn_mistake_page(interaction, self.game_id, self.who, self.page)
-        )
+        await turner.turn_mistake_page(interaction, self.game_id, self.who, self.page)
 
 
 def mistake_browser(page: MistakePage) -> tuple[str, discord.ui.View | None]:

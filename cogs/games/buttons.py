@@ -8,15 +8,13 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from discord_ui.boundary import tell_user
-from discord_ui.common import guarded
+from discord_ui.boundary import AnsweredItem
 from discord_ui.custom_ids import (
     BUILDER_TEMPLATE,
     CHALLENGE_TEMPLATE,
     CONFIRM_TEMPLATE,
     GAME_TEMPLATE,
     RESULT_TEMPLATE,
-    STALE_BUTTON,
     STEP_TEMPLATE,
     BuilderClick,
     ChallengeClick,
@@ -67,6 +65,7 @@ def _games_cog(interaction: discord.Interaction[Any]) -> _GameActions:
 
 
 class GameButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=GAME_TEMPLATE,
 ):
@@ -116,17 +115,13 @@ class GameButton(
             return cls(match["action"], 0, 0, unusable=match.string)
         return cls(click.action, click.game_id, click.version)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
-        await guarded(
-            interaction, cog.button_action(interaction, self.action, self.game_id, self.version)
-        )
+        await cog.button_action(interaction, self.action, self.game_id, self.version)
 
 
 class ChallengeButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=CHALLENGE_TEMPLATE,
 ):
@@ -155,18 +150,13 @@ class ChallengeButton(
             return cls(match["action"], 0, unusable=match.string)
         return cls(click.action, click.challenge_id)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
-        await guarded(
-            interaction,
-            cog.answer_challenge(interaction, self.action == "accept", self.challenge_id),
-        )
+        await cog.answer_challenge(interaction, self.action == "accept", self.challenge_id)
 
 
 class ResultButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=RESULT_TEMPLATE,
 ):
@@ -198,15 +188,13 @@ class ResultButton(
             return cls(match["action"], 0, unusable=match.string)
         return cls(click.action, click.game_id)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
-        await guarded(interaction, cog.result_action(interaction, self.action, self.game_id))
+        await cog.result_action(interaction, self.action, self.game_id)
 
 
 class ConfirmButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=CONFIRM_TEMPLATE,
 ):
@@ -241,18 +229,13 @@ class ConfirmButton(
             return cls(match["action"], 0, 0, unusable=match.string)
         return cls(click.action, click.game_id, click.version, click.level)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
-        await guarded(
-            interaction,
-            cog.confirm_action(interaction, self.action, self.game_id, self.version, self.level),
-        )
+        await cog.confirm_action(interaction, self.action, self.game_id, self.version, self.level)
 
 
 class BuilderButton(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=BUILDER_TEMPLATE,
 ):
@@ -298,20 +281,15 @@ class BuilderButton(
             return cls(match["action"], 0, 0, "", unusable=match.string)
         return cls(click.action, click.game_id, click.version, click.steps)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
-        await guarded(
-            interaction,
-            cog.builder_action(
-                interaction, self.action, self.game_id, self.version, self.steps, None
-            ),
+        await cog.builder_action(
+            interaction, self.action, self.game_id, self.version, self.steps, None
         )
 
 
 class BuilderSelect(
+    AnsweredItem,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=STEP_TEMPLATE,
 ):
@@ -349,20 +327,14 @@ class BuilderSelect(
             return cls(0, 0, 0, "", unusable=match.string)
         return cls(click.row, click.game_id, click.version, click.steps)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
         values = self.item.values
-        await guarded(
+        await cog.builder_action(
             interaction,
-            cog.builder_action(
-                interaction,
-                "step",
-                self.game_id,
-                self.version,
-                self.steps,
-                values[0] if values else None,
-            ),
+            "step",
+            self.game_id,
+            self.version,
+            self.steps,
+            values[0] if values else None,
         )

@@ -567,7 +567,7 @@ class Tournaments:
                     try:
                         started = await self._start(tournament)
                     except (NotEnoughPlayers, TooManyForRoundRobin):
-                        await self.db.cancel_tournament(tournament.id, now=now)
+                        await self.db.cancel_tournament(tournament.id, now=now)  # end owed
                         fresh = await self.db.get_tournament(tournament.id)
                         if fresh is not None:
                             done.append(Advanced(fresh, [], finished=True))
@@ -582,6 +582,24 @@ class Tournaments:
             except DatabaseGoneError:
                 return done
         return done
+
+    async def owed_announcements(self, shards: Shards | None) -> list[Advanced]:
+        """What events (in ``shards``' guilds) owe their channel: a round paired or an end,
+        recorded by the transaction that did it; :meth:`announced` once it is out."""
+        try:
+            owed = await self.db.unannounced_tournaments(shards=shards)
+            return [
+                Advanced(t, [], finished=True)
+                if t.state != "running"
+                else Advanced(t, await self.db.tournament_pairings(t.id, t.current_round))
+                for t in owed
+            ]
+        except DatabaseGoneError:
+            return []
+
+    async def announced(self, advanced: Advanced) -> None:
+        t = advanced.tournament
+        await self.db.tournament_announced(t.id, t.current_round, end=advanced.finished)
 
     # --- views and ends ---------------------------------------------------------------------
 
@@ -658,7 +676,8 @@ class Tournaments:
             await self.check_organiser(
                 tournament.guild_id, may_manage=may_manage, role_ids=role_ids
             )
-        threads = await self.db.cancel_tournament(tournament.id, now=self.clock())
+        # The organiser's command says so itself: nothing is owed to the channel.
+        threads = await self.db.cancel_tournament(tournament.id, now=self.clock(), announced=True)
         if threads is None:
             raise AlreadyOver(tournament.name)
         log.info("tournament %s cancelled by %s", tournament.id, user_id)

@@ -351,11 +351,15 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             role_ids=role_ids(interaction),
             user_id=interaction.user.id,
         )
+        t = advanced.tournament
         await interaction.response.send_message(
-            clip(self._round_text(advanced)), allowed_mentions=NO_PINGS
+            f"**{t.name}** has started with {plural(len(advanced.paired), 'table')}: the "
+            "pairings of round 1 follow, each match in a thread of its own.",
+            allowed_mentions=NO_PINGS,
         )
-        await self._refresh_signup(advanced.tournament)
-        self.events.changed.set()  # the threads of round 1 are posted by the sweep
+        await self._refresh_signup(t)
+        # The round's announcement and its matches' threads are owed: the sweep posts them.
+        self.events.changed.set()
 
     @app_commands.command(name="standings", description="A tournament's standings")
     @app_commands.describe(tournament="Which tournament (default: the one on here)")
@@ -492,8 +496,17 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         (one sweep at a time in this process; the database keeps processes apart)."""
         shards = getattr(self.bot, "owned_shards", None)
         async with self._posting:
-            for advanced in await self.events.sweep(shards):
-                await self._announce(advanced)
+            await self.events.sweep(shards)
+            # What the sweep did, and whatever a process that died before announcing it left:
+            # each announcement is owed from the commit that made it, posted with a nonce.
+            for advanced in await self.events.owed_announcements(shards):
+                try:
+                    done = await self._announce(advanced)
+                except (OSError, TimeoutError) as exc:
+                    log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
+                    continue
+                if done:
+                    await self.events.announced(advanced)
             for t, pairing in await self.events.owed(shards):
                 try:
                     await self._post_pairing(t, pairing)
@@ -510,27 +523,31 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             )
         return "\n".join([head + ":", *map(pairing_line, advanced.paired)])
 
-    async def _announce(self, advanced: Advanced) -> None:
+    async def _announce(self, advanced: Advanced) -> bool:
+        """Post what ``advanced`` owes the event's channel; whether it is done with (see
+        :meth:`_say`)."""
         t = advanced.tournament
         if advanced.finished:
             if t.state == "cancelled":
-                text = f"**{t.name}** did not start: not enough players signed up."
+                done = await self._say(
+                    t.channel_id,
+                    f"**{t.name}** did not start: not enough players signed up.",
+                    nonce=f"tf{t.id}",
+                )
             else:
                 view = await self.events.standings(t)
-                text = standings_text(view)
                 picture = await self._picture(view)
-                await self._say(t.channel_id, text, nonce=f"tf{t.id}", picture=picture)
-                await self._refresh_signup(t)
-                return
-            await self._say(t.channel_id, text, nonce=f"tf{t.id}")
+                done = await self._say(
+                    t.channel_id, standings_text(view), nonce=f"tf{t.id}", picture=picture
+                )
             await self._refresh_signup(t)
-            return
-        if t.format == "arena" and t.current_round > 1:
-            return  # each new arena match has its own announcement; no summary for it
-        nonce = f"tr{t.id}r{t.current_round}"
-        await self._say(t.channel_id, clip(self._round_text(advanced)), nonce=nonce)
+            return done
+        done = await self._say(
+            t.channel_id, clip(self._round_text(advanced)), nonce=f"tr{t.id}r{t.current_round}"
+        )
         if t.current_round == 1:
-            await self._refresh_signup(t)  # started by its clock
+            await self._refresh_signup(t)  # closed by the start (command or clock)
+        return done
 
     async def _post_pairing(self, t: Tournament, pairing: TournamentPairing) -> None:
         """The match's message pinging both players once, its thread, and its game there."""
@@ -592,7 +609,9 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         *,
         nonce: str | None = None,
         picture: bytes | None = None,
-    ) -> None:
+    ) -> bool:
+        """Post ``text``; whether the channel has it now or never will (refused: no channel,
+        no permission), so that only a passing failure (5xx) is tried again."""
         try:
             channel = self.bot.get_partial_messageable(channel_id)
             kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS}
@@ -603,6 +622,8 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             await channel.send(clip(text), **kwargs)
         except discord.HTTPException as exc:
             log.info("could not post in channel %s: %s", channel_id, exc)
+            return exc.status < 500
+        return True
 
 
 async def setup(bot: commands.Bot) -> None:

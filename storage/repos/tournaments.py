@@ -224,6 +224,33 @@ class TournamentRepository(StorageCore):
         )
         return [tournament_from_row(row) for row in rows]
 
+    async def unannounced_tournaments(self, *, shards: Shards | None = None) -> list[Tournament]:
+        """Events (in ``shards``' guilds) that owe their channel an announcement, oldest first:
+        a finished or cancelled one its end, a running one its current round's pairings (an
+        arena only its first round's: its later matches have their own messages)."""
+        where, params = shard_filter(shards, "guild_id")
+        rows = await self._fetchall(
+            f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments "
+            "WHERE ((state IN ('finished', 'cancelled') AND announced_end = 0) "
+            "OR (state = 'running' AND announced_round < current_round "
+            f"AND (format <> 'arena' OR announced_round = 0))){where} ORDER BY id",
+            params,
+        )
+        return [tournament_from_row(row) for row in rows]
+
+    async def tournament_announced(
+        self, tournament_id: int, round_number: int, *, end: bool
+    ) -> None:
+        """Round ``round_number``'s pairings (or, ``end``, the event's end) are out."""
+        check_id("tournament_id", tournament_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE tournaments SET announced_round = CASE WHEN announced_round < ? "
+                "THEN ? ELSE announced_round END, "
+                "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END WHERE id = ?",
+                (round_number, round_number, int(end), tournament_id),
+            )
+
     async def set_signup_message(self, tournament_id: int, message_id: int) -> bool:
         check_id("tournament_id", tournament_id)
         check_id("message_id", message_id)
@@ -517,17 +544,20 @@ class TournamentRepository(StorageCore):
             )
         return changed == 1
 
-    async def cancel_tournament(self, tournament_id: int, *, now: float) -> list[int] | None:
+    async def cancel_tournament(
+        self, tournament_id: int, *, now: float, announced: bool = False
+    ) -> list[int] | None:
         """Cancel a tournament in registration or running: its active games are aborted and
         its unplayed matches dropped, in one transaction. Returns the ids of the aborted
-        games' threads (None if it was already over)."""
+        games' threads (None if it was already over). ``announced``: whoever cancels it says
+        so themselves (else its end is owed to its channel)."""
         check_id("tournament_id", tournament_id)
         now = check_time("now", now)
         async with self._write() as tx:
             changed = await tx.execute(
-                "UPDATE tournaments SET state = 'cancelled', finished_at = ? "
+                "UPDATE tournaments SET state = 'cancelled', finished_at = ?, announced_end = ? "
                 "WHERE id = ? AND state IN ('registration', 'running')",
-                (now, tournament_id),
+                (now, int(announced), tournament_id),
             )
             if changed != 1:
                 return None

@@ -131,7 +131,15 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
         assert listed is not None and "Registered (8)" in listed.content
 
         started = await reply_of(await fake.slash(admin, channel, "tournament start"))
-        assert not started.ephemeral and "round 1 of 3" in started.content, started.content
+        assert not started.ephemeral and "has started" in started.content, started.content
+
+        def round_announcements(number: int) -> list[FakeMessage]:
+            return [
+                m
+                for m in fake.messages_in(channel)
+                if f"**Club Swiss**, round {number} of 3:" in m.text()
+            ]
+
         t = await db.get_tournament(tournament_id)
         assert t is not None and t.state == "running"
 
@@ -145,6 +153,15 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
                 pairings = await round_started(db, tournament_id, number)
             t = await db.get_tournament(tournament_id)
             assert t is not None and t.current_round == number
+
+            # Each round is announced once in the channel, a kill between its pairing and its
+            # announcement included (the new process posts what is owed).
+            async def announced_now(number: int = number) -> bool:
+                return bool(round_announcements(number))
+
+            await until(announced_now, f"round {number}'s announcement")
+            await asyncio.sleep(0.3)  # a second announcement would be out by now
+            assert len(round_announcements(number)) == 1
             listed = await reply_of(await fake.slash(players[7], channel, "tournament pairings"))
             assert listed.ephemeral and f"round {number}:" in listed.content
             assert listed.content.count("Table ") == len(pairings)

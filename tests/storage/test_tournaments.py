@@ -67,8 +67,8 @@ async def test_bad_input_is_refused_before_sql(db: Storage) -> None:
         await new_tournament(db, max_players=1)
 
 
-async def _registered(db: Storage, players: int) -> int:
-    tid = await new_tournament(db)
+async def _registered(db: Storage, players: int, **options: object) -> int:
+    tid = await new_tournament(db, **options)
     for user in range(1, players + 1):
         assert await db.join_tournament(tid, user, now=101.0) == "joined"
     return tid
@@ -242,3 +242,44 @@ async def test_organiser_role_and_season_length_settings(db: Storage) -> None:
     assert (cleared.organiser_role_id, cleared.season_months) == (None, 3)
     with pytest.raises(InvalidInputError):
         await db.set_guild_settings(GUILD, season_months=13)
+
+
+async def test_announcements_are_owed_from_the_commit_until_recorded(db: Storage) -> None:
+    """A round paired, an event finished or cancelled by the sweep owes its channel an
+    announcement until it is recorded as out; an organiser's cancel says so itself."""
+    tid = await _registered(db, 4)
+    assert await db.unannounced_tournaments() == []
+    assert await db.pair_round(tid, 0, [NewPairing(1, 1, 2), NewPairing(2, 3, 4)], now=1.0)
+    (owed,) = await db.unannounced_tournaments()
+    assert (owed.id, owed.state, owed.current_round) == (tid, "running", 1)
+    # Only the process of the guild's shard sees it (GUILD is on shard 0 of 2).
+    assert [t.id for t in await db.unannounced_tournaments(shards=Shards(2, (0,)))] == [tid]
+    assert await db.unannounced_tournaments(shards=Shards(2, (1,))) == []
+    await db.tournament_announced(tid, 1, end=False)
+    assert await db.unannounced_tournaments() == []
+    await db.tournament_announced(tid, 0, end=False)  # an older round: no step back
+    assert await db.unannounced_tournaments() == []
+    assert await db.finish_tournament(tid, 1, now=2.0)
+    (ended,) = await db.unannounced_tournaments()
+    assert ended.state == "finished"
+    await db.tournament_announced(tid, 1, end=True)
+    assert await db.unannounced_tournaments() == []
+
+    by_sweep = await _registered(db, 1)
+    assert await db.cancel_tournament(by_sweep, now=3.0) == []
+    assert [(t.id, t.state) for t in await db.unannounced_tournaments()] == [
+        (by_sweep, "cancelled")
+    ]
+    await db.tournament_announced(by_sweep, 0, end=True)
+    by_organiser = await _registered(db, 2)
+    assert await db.cancel_tournament(by_organiser, now=4.0, announced=True) == []
+    assert await db.unannounced_tournaments() == []
+
+
+async def test_arena_owes_only_its_first_round(db: Storage) -> None:
+    tid = await _registered(db, 4, format="arena")
+    assert await db.pair_round(tid, 0, [NewPairing(1, 1, 2)], now=1.0)
+    assert [t.id for t in await db.unannounced_tournaments()] == [tid]
+    await db.tournament_announced(tid, 1, end=False)
+    assert await db.pair_round(tid, 1, [NewPairing(1, 3, 4)], now=2.0)
+    assert await db.unannounced_tournaments() == []

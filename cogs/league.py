@@ -12,8 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import math
-import re
-from typing import Any
+from typing import Any, Self
 
 import discord
 from discord import app_commands
@@ -34,11 +33,11 @@ from app.records import duration, game_outcome_for, rating_text, variant_name
 from app.seasons import SeasonPage
 from app.services import Services
 from app.settings import GuildSettings, NotAServerManager
-from discord_ui.boundary import AnsweredItem
 from discord_ui.common import anywhere, game_choices, mention, scope
-from discord_ui.custom_ids import PAGE_TEMPLATE, PageClick, decode_custom_id
+from discord_ui.custom_ids import PAGE_TEMPLATE, Click, PageClick
 from discord_ui.looks import ServerTheme, known_theme, theme_label
 from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
+from discord_ui.pages import PageButton
 from discord_ui.report_messages import record_message
 from engine import VARIANTS
 from render.game_scene import plural
@@ -91,10 +90,14 @@ def leaderboard_message(
     guild_id = shown.guild_id
     view = discord.ui.View(timeout=None)
     view.add_item(
-        LeaderboardButton(guild_id, board, max(page - 1, 0), "◀ Prev", disabled=page == 0)
+        LeaderboardButton(
+            PageClick(guild_id, board, max(page - 1, 0)), "◀ Prev", disabled=page == 0
+        )
     )
     view.add_item(
-        LeaderboardButton(guild_id, board, page + 1, "Next ▶", disabled=page >= pages - 1)
+        LeaderboardButton(
+            PageClick(guild_id, board, page + 1), "Next ▶", disabled=page >= pages - 1
+        )
     )
     return embed, view
 
@@ -140,51 +143,23 @@ def notice_text(notice: Notice) -> str:
     )
 
 
-class LeaderboardButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=PAGE_TEMPLATE,
-):
+class LeaderboardButton(PageButton[PageClick], template=PAGE_TEMPLATE):
     """Prev / Next under a leaderboard; persistent across restarts (everything in custom_id)."""
 
-    def __init__(
-        self,
-        guild_id: int,
-        board: str,
-        page: int,
-        label: str = "Page",
-        disabled: bool = False,
-        *,
-        unusable: str = "",
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=unusable or f"lb:{guild_id}:{board}:{page}",
-                disabled=disabled,
-            )
-        )
-        self.guild_id = guild_id
-        self.board = board
-        self.page = page
-        #: The id cannot name a page (a forged one): answered as a stale button.
-        self.unusable = bool(unusable)
+    @staticmethod
+    def custom_id_of(page: PageClick) -> str:
+        return f"lb:{page.guild_id}:{page.board}:{page.page}"
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> LeaderboardButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, PageClick):
-            # Never raise here: discord.py would drop the click unanswered.
-            return cls(0, "overall", 0, unusable=match.string)
-        return cls(click.guild_id, click.board, click.page)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, PageClick):
+            return cls(click)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("League")
         assert isinstance(cog, League)
-        await cog.turn_page(interaction, self.guild_id, self.board, self.page)
+        await cog.turn_page(interaction, self.page.guild_id, self.page.board, self.page.page)
 
 
 class League(commands.Cog):

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 from functools import partial
-from typing import Any
+from typing import Any, Self
 
 import discord
 from discord import app_commands
@@ -39,9 +38,9 @@ from discord_ui.custom_ids import (
     PUZZLE_BUILDER_TEMPLATE,
     PUZZLE_STEP_TEMPLATE,
     PUZZLE_TEMPLATE,
+    Click,
     PuzzleBuilderClick,
     PuzzleClick,
-    decode_custom_id,
 )
 from discord_ui.options import Variant
 from engine import builder
@@ -49,17 +48,13 @@ from engine import builder
 log = logging.getLogger(__name__)
 
 
-class PuzzleButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=PUZZLE_TEMPLATE,
-):
+class PuzzleButton(AnsweredItem[discord.ui.Button[Any]], template=PUZZLE_TEMPLATE):
     """Under a puzzle: Answer (``ans``, opens the answer form) and Build it (``bld``, opens
     the move builder)."""
 
     LABELS = {"ans": "Answer", "bld": "Build it"}
 
-    def __init__(self, puzzle: str, action: str = "ans", *, unusable: str = "") -> None:
+    def __init__(self, puzzle: str, action: str = "ans") -> None:
         variant, _, key = puzzle.partition(":")
         super().__init__(
             discord.ui.Button(
@@ -67,21 +62,17 @@ class PuzzleButton(
                 style=discord.ButtonStyle.primary
                 if action == "ans"
                 else discord.ButtonStyle.secondary,
-                custom_id=unusable or f"pz:{action}:{variant}:{key}",
+                custom_id=f"pz:{action}:{variant}:{key}",
             )
         )
         self.puzzle = puzzle
         self.action = action
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PuzzleButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, PuzzleClick):
-            return cls("x:0", unusable=match.string)
-        return cls(click.puzzle, click.action)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, PuzzleClick):
+            return cls(click.puzzle, click.action)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _cog(interaction)
@@ -97,18 +88,12 @@ def _cog(interaction: discord.Interaction[Any]) -> PuzzleCog:
     return cog
 
 
-class PuzzleBuilderButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=PUZZLE_BUILDER_TEMPLATE,
-):
+class PuzzleBuilderButton(AnsweredItem[discord.ui.Button[Any]], template=PUZZLE_BUILDER_TEMPLATE):
     """Undo, Confirm and Start over in a puzzle's move builder."""
 
     LABELS = {"undo": "Undo", "confirm": "Confirm", "reset": "Start over"}
 
-    def __init__(
-        self, action: str, puzzle: str, steps: str, *, disabled: bool = False, unusable: str = ""
-    ) -> None:
+    def __init__(self, action: str, puzzle: str, steps: str, *, disabled: bool = False) -> None:
         variant, _, key = puzzle.partition(":")
         super().__init__(
             discord.ui.Button(
@@ -116,33 +101,25 @@ class PuzzleBuilderButton(
                 style=discord.ButtonStyle.success
                 if action == "confirm"
                 else discord.ButtonStyle.secondary,
-                custom_id=unusable or f"pz:{action}:{variant}:{key}:{steps}",
+                custom_id=f"pz:{action}:{variant}:{key}:{steps}",
                 disabled=disabled,
             )
         )
         self.action = action
         self.puzzle = puzzle
         self.steps = steps
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PuzzleBuilderButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, PuzzleBuilderClick):
-            return cls(match["action"], "x:0", "", unusable=match.string)
-        return cls(click.action, click.puzzle, click.steps)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, PuzzleBuilderClick):
+            return cls(click.action, click.puzzle, click.steps)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         await _cog(interaction).builder_action(interaction, self.action, self.puzzle, self.steps)
 
 
-class PuzzleStepSelect(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=PUZZLE_STEP_TEMPLATE,
-):
+class PuzzleStepSelect(AnsweredItem[discord.ui.Select[Any]], template=PUZZLE_STEP_TEMPLATE):
     """The legal next steps of a puzzle's move builder (one menu per die value)."""
 
     def __init__(
@@ -152,13 +129,11 @@ class PuzzleStepSelect(
         steps: str,
         options: list[discord.SelectOption] | None = None,
         placeholder: str | None = None,
-        *,
-        unusable: str = "",
     ) -> None:
         variant, _, key = puzzle.partition(":")
         super().__init__(
             discord.ui.Select(
-                custom_id=unusable or f"pz:s{row}:{variant}:{key}:{steps}",
+                custom_id=f"pz:s{row}:{variant}:{key}:{steps}",
                 options=options or [discord.SelectOption(label="-", value="-")],
                 placeholder=placeholder,
             )
@@ -166,16 +141,12 @@ class PuzzleStepSelect(
         self.row_number = row
         self.puzzle = puzzle
         self.steps = steps
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PuzzleStepSelect:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, PuzzleBuilderClick):
-            return cls(0, "x:0", "", unusable=match.string)
-        return cls(click.row, click.puzzle, click.steps)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, PuzzleBuilderClick):
+            return cls(click.row, click.puzzle, click.steps)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         values = self.item.values

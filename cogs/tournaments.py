@@ -13,8 +13,7 @@ import asyncio
 import contextlib
 import io
 import logging
-import re
-from typing import Any
+from typing import Any, Self
 
 import discord
 from discord import app_commands
@@ -33,7 +32,7 @@ from app.tournaments import (
 )
 from discord_ui.boundary import AnsweredItem, tell_user
 from discord_ui.common import mention
-from discord_ui.custom_ids import SIGNUP_TEMPLATE, STALE_BUTTON, SignupClick, decode_custom_id
+from discord_ui.custom_ids import SIGNUP_TEMPLATE, STALE_BUTTON, Click, SignupClick
 from discord_ui.options import MatchLength, Variant, WholeNumber
 from render.game_scene import plural
 
@@ -136,35 +135,27 @@ def role_ids(interaction: discord.Interaction[Any]) -> list[int]:
     return [role.id for role in getattr(interaction.user, "roles", [])]
 
 
-class SignupButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=SIGNUP_TEMPLATE,
-):
+class SignupButton(AnsweredItem[discord.ui.Button[Any]], template=SIGNUP_TEMPLATE):
     """Join and Leave under a tournament's sign-up message."""
 
-    def __init__(self, action: str, tournament_id: int, *, unusable: str = "") -> None:
+    def __init__(self, action: str, tournament_id: int) -> None:
         super().__init__(
             discord.ui.Button(
                 label=action.capitalize(),
                 style=discord.ButtonStyle.success
                 if action == "join"
                 else discord.ButtonStyle.secondary,
-                custom_id=unusable or f"tn:{action}:{tournament_id}",
+                custom_id=f"tn:{action}:{tournament_id}",
             )
         )
         self.action = action
         self.tournament_id = tournament_id
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> SignupButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, SignupClick):
-            return cls(match["action"], 0, unusable=match.string)
-        return cls(click.action, click.tournament_id)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, SignupClick):
+            return cls(click.action, click.tournament_id)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Tournaments")

@@ -4,18 +4,13 @@ editing the message they are on; the mistakes are read from the stored review.""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, Self, cast
 
 import discord
 
 from app.analysis import Analyst, MistakePage, mistake_page_text
-from discord_ui.boundary import AnsweredItem
-from discord_ui.custom_ids import (
-    REVIEW_PAGE_TEMPLATE,
-    ReviewPageClick,
-    decode_custom_id,
-)
+from discord_ui.custom_ids import REVIEW_PAGE_TEMPLATE, Click, ReviewPageClick
+from discord_ui.pages import PageButton
 
 PREVIOUS, NEXT = "◀ Previous", "Next ▶"
 
@@ -26,52 +21,25 @@ class _PageTurner(Protocol):
     ) -> None: ...
 
 
-class ReviewPageButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=REVIEW_PAGE_TEMPLATE,
-):
+class ReviewPageButton(PageButton[ReviewPageClick], template=REVIEW_PAGE_TEMPLATE):
     """Previous or Next under a review's mistakes (handled by the Coach cog)."""
 
-    def __init__(
-        self,
-        game_id: int,
-        who: int,
-        page: int,
-        label: str = NEXT,
-        disabled: bool = False,
-        *,
-        unusable: str = "",
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=unusable or f"rv:{game_id}:{who}:{page}",
-                disabled=disabled,
-            )
-        )
-        self.game_id = game_id
-        self.who = who
-        self.page = page
-        #: A forged id: answered as a stale button.
-        self.unusable = bool(unusable)
+    @staticmethod
+    def custom_id_of(page: ReviewPageClick) -> str:
+        return f"rv:{page.game_id}:{page.who}:{page.page}"
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ReviewPageButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, ReviewPageClick):
-            # Never raise here: discord.py would drop the click unanswered.
-            return cls(0, 0, 0, unusable=match.string)
-        return cls(click.game_id, click.who, click.page)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, ReviewPageClick):
+            return cls(click)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.get_cog("Coach")
         assert cog is not None and hasattr(cog, "turn_mistake_page"), "the Coach cog is loaded"
         turner = cast(_PageTurner, cog)
-        await turner.turn_mistake_page(interaction, self.game_id, self.who, self.page)
+        page = self.page
+        await turner.turn_mistake_page(interaction, page.game_id, page.who, page.page)
 
 
 def mistake_browser(page: MistakePage) -> tuple[str, discord.ui.View | None]:
@@ -83,10 +51,12 @@ def mistake_browser(page: MistakePage) -> tuple[str, discord.ui.View | None]:
         return text, None
     view = discord.ui.View(timeout=None)
     at, game, who = page.index, page.game.id, page.who
-    view.add_item(ReviewPageButton(game, who, max(at - 1, 0), PREVIOUS, disabled=at == 0))
-    view.add_item(
-        ReviewPageButton(game, who, min(at + 1, total - 1), NEXT, disabled=at == total - 1)
+    before, after = (
+        ReviewPageClick(game, who, max(at - 1, 0)),
+        ReviewPageClick(game, who, min(at + 1, total - 1)),
     )
+    view.add_item(ReviewPageButton(before, PREVIOUS, disabled=at == 0))
+    view.add_item(ReviewPageButton(after, NEXT, disabled=at == total - 1))
     return text, view
 
 

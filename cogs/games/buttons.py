@@ -1,10 +1,9 @@
 """The persistent buttons of games and challenges (their ids are in the custom_id, so they
-work across restarts). Each decodes its custom_id and hands the click to the Games cog."""
+work across restarts). Each is made from its decoded click and hands it to the Games cog."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, Self, cast
 
 import discord
 
@@ -18,10 +17,10 @@ from discord_ui.custom_ids import (
     STEP_TEMPLATE,
     BuilderClick,
     ChallengeClick,
+    Click,
     ConfirmClick,
     GameClick,
     ResultClick,
-    decode_custom_id,
 )
 
 
@@ -64,11 +63,7 @@ def _games_cog(interaction: discord.Interaction[Any]) -> _GameActions:
     return cast(_GameActions, cog)  # checked just above; a Cog carries no protocol
 
 
-class GameButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=GAME_TEMPLATE,
-):
+class GameButton(AnsweredItem[discord.ui.Button[Any]], template=GAME_TEMPLATE):
     """The buttons under a board. ``rsyes`` and ``rsno`` accept or reject an offer to resign;
     ``play`` opens the move builder (only for the player to move)."""
 
@@ -91,154 +86,118 @@ class GameButton(
         "rsno": discord.ButtonStyle.secondary,
     }
 
-    def __init__(self, action: str, game_id: int, version: int, *, unusable: str = "") -> None:
+    def __init__(self, action: str, game_id: int, version: int) -> None:
         super().__init__(
             discord.ui.Button(
                 label=self.LABELS.get(action, "?"),
                 style=self.STYLES.get(action, discord.ButtonStyle.secondary),
-                custom_id=unusable or f"bg:{action}:{game_id}:{version}",
+                custom_id=f"bg:{action}:{game_id}:{version}",
             )
         )
         self.action = action
         self.game_id = game_id
         self.version = version
-        #: The click cannot name a game (a forged id): answered as a stale button.
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> GameButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, GameClick):
-            # Never raise here: discord.py would drop the click unanswered.
-            return cls(match["action"], 0, 0, unusable=match.string)
-        return cls(click.action, click.game_id, click.version)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, GameClick):
+            return cls(click.action, click.game_id, click.version)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
         await cog.button_action(interaction, self.action, self.game_id, self.version)
 
 
-class ChallengeButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=CHALLENGE_TEMPLATE,
-):
+class ChallengeButton(AnsweredItem[discord.ui.Button[Any]], template=CHALLENGE_TEMPLATE):
     """Accept and Decline under a challenge."""
 
-    def __init__(self, action: str, challenge_id: int, *, unusable: str = "") -> None:
+    def __init__(self, action: str, challenge_id: int) -> None:
         super().__init__(
             discord.ui.Button(
                 label=action.capitalize(),
                 style=discord.ButtonStyle.success
                 if action == "accept"
                 else discord.ButtonStyle.secondary,
-                custom_id=unusable or f"bg:{action}:{challenge_id}",
+                custom_id=f"bg:{action}:{challenge_id}",
             )
         )
         self.action = action
         self.challenge_id = challenge_id
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ChallengeButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, ChallengeClick):
-            return cls(match["action"], 0, unusable=match.string)
-        return cls(click.action, click.challenge_id)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, ChallengeClick):
+            return cls(click.action, click.challenge_id)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
         await cog.answer_challenge(interaction, self.action == "accept", self.challenge_id)
 
 
-class ResultButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=RESULT_TEMPLATE,
-):
+class ResultButton(AnsweredItem[discord.ui.Button[Any]], template=RESULT_TEMPLATE):
     """The buttons of a result card: a rematch, and the game's review, replay and record
     (shown to whoever clicks, privately)."""
 
     LABELS = {"rematch": "Rematch", "review": "Review", "replay": "Replay", "record": "Record"}
 
-    def __init__(self, action: str, game_id: int, *, unusable: str = "") -> None:
+    def __init__(self, action: str, game_id: int) -> None:
         super().__init__(
             discord.ui.Button(
                 label=self.LABELS.get(action, "?"),
                 style=discord.ButtonStyle.primary
                 if action == "rematch"
                 else discord.ButtonStyle.secondary,
-                custom_id=unusable or f"bg:res:{action}:{game_id}",
+                custom_id=f"bg:res:{action}:{game_id}",
             )
         )
         self.action = action
         self.game_id = game_id
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ResultButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, ResultClick):
-            return cls(match["action"], 0, unusable=match.string)
-        return cls(click.action, click.game_id)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, ResultClick):
+            return cls(click.action, click.game_id)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
         await cog.result_action(interaction, self.action, self.game_id)
 
 
-class ConfirmButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=CONFIRM_TEMPLATE,
-):
+class ConfirmButton(AnsweredItem[discord.ui.Button[Any]], template=CONFIRM_TEMPLATE):
     """Confirm (or cancel) a resignation or an abort asked with /resign or /abort."""
 
     LABELS = {"resign": "Resign", "abort": "Abort the game", "cancel": "Cancel"}
 
-    def __init__(
-        self, action: str, game_id: int, version: int, level: int = 0, *, unusable: str = ""
-    ) -> None:
+    def __init__(self, action: str, game_id: int, version: int, level: int = 0) -> None:
         super().__init__(
             discord.ui.Button(
                 label=self.LABELS.get(action, "?"),
                 style=discord.ButtonStyle.secondary
                 if action == "cancel"
                 else discord.ButtonStyle.danger,
-                custom_id=unusable or f"bg:cf:{action}:{game_id}:{version}:{level}",
+                custom_id=f"bg:cf:{action}:{game_id}:{version}:{level}",
             )
         )
         self.action = action
         self.game_id = game_id
         self.version = version
         self.level = level
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ConfirmButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, ConfirmClick):
-            return cls(match["action"], 0, 0, unusable=match.string)
-        return cls(click.action, click.game_id, click.version, click.level)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, ConfirmClick):
+            return cls(click.action, click.game_id, click.version, click.level)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
         await cog.confirm_action(interaction, self.action, self.game_id, self.version, self.level)
 
 
-class BuilderButton(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=BUILDER_TEMPLATE,
-):
+class BuilderButton(AnsweredItem[discord.ui.Button[Any]], template=BUILDER_TEMPLATE):
     """Undo, Confirm and Start over in the move builder (a private message of the mover)."""
 
     LABELS = {"undo": "Undo", "confirm": "Confirm", "reset": "Start over"}
@@ -256,13 +215,12 @@ class BuilderButton(
         steps: str,
         *,
         disabled: bool = False,
-        unusable: str = "",
     ) -> None:
         super().__init__(
             discord.ui.Button(
                 label=self.LABELS.get(action, "?"),
                 style=self.STYLES.get(action, discord.ButtonStyle.secondary),
-                custom_id=unusable or f"bg:mb:{action}:{game_id}:{version}:{steps}",
+                custom_id=f"bg:mb:{action}:{game_id}:{version}:{steps}",
                 disabled=disabled,
             )
         )
@@ -270,16 +228,12 @@ class BuilderButton(
         self.game_id = game_id
         self.version = version
         self.steps = steps
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> BuilderButton:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, BuilderClick):
-            return cls(match["action"], 0, 0, "", unusable=match.string)
-        return cls(click.action, click.game_id, click.version, click.steps)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, BuilderClick):
+            return cls(click.action, click.game_id, click.version, click.steps)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)
@@ -288,11 +242,7 @@ class BuilderButton(
         )
 
 
-class BuilderSelect(
-    AnsweredItem,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=STEP_TEMPLATE,
-):
+class BuilderSelect(AnsweredItem[discord.ui.Select[Any]], template=STEP_TEMPLATE):
     """The legal next steps of the move builder (one menu per die value)."""
 
     def __init__(
@@ -303,12 +253,10 @@ class BuilderSelect(
         steps: str,
         options: list[discord.SelectOption] | None = None,
         placeholder: str | None = None,
-        *,
-        unusable: str = "",
     ) -> None:
         super().__init__(
             discord.ui.Select(
-                custom_id=unusable or f"bg:ms:{row}:{game_id}:{version}:{steps}",
+                custom_id=f"bg:ms:{row}:{game_id}:{version}:{steps}",
                 options=options or [discord.SelectOption(label="-", value="-")],
                 placeholder=placeholder,
             )
@@ -316,16 +264,12 @@ class BuilderSelect(
         self.game_id = game_id
         self.version = version
         self.steps = steps
-        self.unusable = bool(unusable)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> BuilderSelect:
-        click = decode_custom_id(match.string)
-        if not isinstance(click, BuilderClick):
-            return cls(0, 0, 0, "", unusable=match.string)
-        return cls(click.row, click.game_id, click.version, click.steps)
+    def from_click(cls, click: Click) -> Self | None:
+        if isinstance(click, BuilderClick):
+            return cls(click.row, click.game_id, click.version, click.steps)
+        return None
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         cog = _games_cog(interaction)

@@ -61,6 +61,7 @@ BUTTONS: tuple[type[Any], ...] = (
     PuzzleBuilderButton,
     PuzzleStepSelect,
 )
+SELECTS = (BuilderSelect, PuzzleStepSelect)
 #: What engine.builder.encode_steps writes: two characters a step, at most four steps.
 steps = st.from_regex(r"([a-y][1-6A-R]){0,4}", fullmatch=True)
 
@@ -111,9 +112,9 @@ def _button(click: Click) -> discord.ui.DynamicItem[Any]:
             return PuzzleStepSelect(click.row, click.puzzle, click.steps)
         return PuzzleBuilderButton(click.action, click.puzzle, click.steps)
     if isinstance(click, ReviewPageClick):
-        return ReviewPageButton(click.game_id, click.who, click.page)
+        return ReviewPageButton(click)
     assert isinstance(click, PageClick)
-    return LeaderboardButton(click.guild_id, click.board, click.page)
+    return LeaderboardButton(click)
 
 
 def _route(custom_id: str) -> discord.ui.DynamicItem[Any] | None:
@@ -122,8 +123,14 @@ def _route(custom_id: str) -> discord.ui.DynamicItem[Any] | None:
     for cls in BUTTONS:
         match = cls.__discord_ui_compiled_template__.fullmatch(custom_id)
         if match is not None:
+            # The component as the message carries it (a stale id's answerer wraps it).
+            component: discord.ui.Item[Any] = (
+                discord.ui.Select(custom_id=custom_id)
+                if cls in SELECTS
+                else discord.ui.Button(custom_id=custom_id)
+            )
             # Run to its end by hand: it awaits nothing (and an event loop per example is slow).
-            coroutine = cls.from_custom_id(None, None, match)  # neither is read
+            coroutine = cls.from_custom_id(None, component, match)  # the interaction is not read
             try:
                 coroutine.send(None)
             except StopIteration as done:
@@ -133,10 +140,15 @@ def _route(custom_id: str) -> discord.ui.DynamicItem[Any] | None:
     return None
 
 
+def _subclasses(cls: type[Any]) -> set[type[Any]]:
+    direct = set(cls.__subclasses__())
+    return direct.union(*(_subclasses(sub) for sub in direct))
+
+
 def test_every_dynamic_item_of_the_cogs_is_covered() -> None:
     found = {
         cls
-        for cls in discord.ui.DynamicItem.__subclasses__()
+        for cls in _subclasses(discord.ui.DynamicItem)
         if cls.__module__
         in (
             cogs.games.buttons.__name__,

@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from discord_ui.client import BackgammonBot
+from discord_ui.custom_ids import MAX_ID
 from engine.game import GameState
 from tests.fake_discord import FakeDiscord, FakeUser
 
@@ -178,6 +179,34 @@ async def test_button_matching_no_template(
     assert table.last_board is not None
     game = await table.game()
     text = await _refused(fake.click(table.alice, table.last_board, custom_id, forged=True))
+    assert "does not work any more" in text
+    assert await table.game() == game
+    _clean(caplog)
+
+
+@pytest.mark.parametrize("kind", ["button", "menu"])
+async def test_a_component_whose_id_routes_but_names_nothing(
+    table: Table, fake: FakeDiscord, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A component the message really carries, whose id matches a button's template but does
+    not decode (a number past 64 bits, half a step): the item made for it answers that it no
+    longer works, and nothing changes."""
+    await table.challenge("pin")
+    board = table.last_board
+    assert board is not None
+    game = await table.game()
+    assert game is not None
+    if kind == "button":
+        custom_id = f"bg:roll:{MAX_ID + 1}:{game.version}"
+        component: dict[str, object] = {"type": 2, "style": 1, "label": "Roll"}
+    else:
+        custom_id = f"bg:ms:0:{game.id}:{game.version}:a"
+        component = {"type": 3, "options": [{"label": "-", "value": "-"}]}
+    board.components.append({"type": 1, "components": [{**component, "custom_id": custom_id}]})
+    if kind == "button":
+        text = await _refused(fake.click(table.alice, board, custom_id))
+    else:
+        text = await _refused(fake.select(table.alice, board, custom_id, ["-"]))
     assert "does not work any more" in text
     assert await table.game() == game
     _clean(caplog)

@@ -35,9 +35,9 @@ from app.services import Services
 from app.settings import GuildSettings, NotAServerManager
 from discord_ui.common import anywhere, game_choices, mention, scope
 from discord_ui.custom_ids import PAGE_TEMPLATE, Click, PageClick
+from discord_ui.items import PageButton
 from discord_ui.looks import ServerTheme, known_theme, theme_label
 from discord_ui.options import ChallengeMinutes, GameNumber, Hours, SeasonMonths, Variant
-from discord_ui.pages import PageButton
 from discord_ui.report_messages import record_message
 from engine import VARIANTS
 from render.game_scene import plural

@@ -32,7 +32,7 @@ from app.puzzles import (
 )
 from app.services import Services
 from app.table import GameTable
-from discord_ui.boundary import AnsweredItem, tell_user
+from discord_ui.boundary import tell_user
 from discord_ui.common import guarded
 from discord_ui.custom_ids import (
     PUZZLE_BUILDER_TEMPLATE,
@@ -42,31 +42,24 @@ from discord_ui.custom_ids import (
     PuzzleBuilderClick,
     PuzzleClick,
 )
+from discord_ui.items import ActionButton, AnsweredItem
 from discord_ui.options import Variant
 from engine import builder
 
 log = logging.getLogger(__name__)
 
 
-class PuzzleButton(AnsweredItem[discord.ui.Button[Any]], template=PUZZLE_TEMPLATE):
+class PuzzleButton(ActionButton, template=PUZZLE_TEMPLATE):
     """Under a puzzle: Answer (``ans``, opens the answer form) and Build it (``bld``, opens
     the move builder)."""
 
     LABELS = {"ans": "Answer", "bld": "Build it"}
+    STYLES = {"ans": discord.ButtonStyle.primary}
 
     def __init__(self, puzzle: str, action: str = "ans") -> None:
         variant, _, key = puzzle.partition(":")
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=discord.ButtonStyle.primary
-                if action == "ans"
-                else discord.ButtonStyle.secondary,
-                custom_id=f"pz:{action}:{variant}:{key}",
-            )
-        )
+        super().__init__(action, f"pz:{action}:{variant}:{key}")
         self.puzzle = puzzle
-        self.action = action
 
     @classmethod
     def from_click(cls, click: Click) -> Self | None:
@@ -88,24 +81,15 @@ def _cog(interaction: discord.Interaction[Any]) -> PuzzleCog:
     return cog
 
 
-class PuzzleBuilderButton(AnsweredItem[discord.ui.Button[Any]], template=PUZZLE_BUILDER_TEMPLATE):
+class PuzzleBuilderButton(ActionButton, template=PUZZLE_BUILDER_TEMPLATE):
     """Undo, Confirm and Start over in a puzzle's move builder."""
 
     LABELS = {"undo": "Undo", "confirm": "Confirm", "reset": "Start over"}
+    STYLES = {"confirm": discord.ButtonStyle.success}
 
     def __init__(self, action: str, puzzle: str, steps: str, *, disabled: bool = False) -> None:
         variant, _, key = puzzle.partition(":")
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=discord.ButtonStyle.success
-                if action == "confirm"
-                else discord.ButtonStyle.secondary,
-                custom_id=f"pz:{action}:{variant}:{key}:{steps}",
-                disabled=disabled,
-            )
-        )
-        self.action = action
+        super().__init__(action, f"pz:{action}:{variant}:{key}:{steps}", disabled=disabled)
         self.puzzle = puzzle
         self.steps = steps
 

@@ -30,9 +30,10 @@ from app.tournaments import (
     format_name,
     variant_label,
 )
-from discord_ui.boundary import AnsweredItem, tell_user
+from discord_ui.boundary import tell_user
 from discord_ui.common import mention
 from discord_ui.custom_ids import SIGNUP_TEMPLATE, STALE_BUTTON, Click, SignupClick
+from discord_ui.items import ActionButton
 from discord_ui.options import MatchLength, Variant, WholeNumber
 from render.game_scene import plural
 
@@ -135,20 +136,14 @@ def role_ids(interaction: discord.Interaction[Any]) -> list[int]:
     return [role.id for role in getattr(interaction.user, "roles", [])]
 
 
-class SignupButton(AnsweredItem[discord.ui.Button[Any]], template=SIGNUP_TEMPLATE):
+class SignupButton(ActionButton, template=SIGNUP_TEMPLATE):
     """Join and Leave under a tournament's sign-up message."""
 
+    LABELS = {"join": "Join", "leave": "Leave"}
+    STYLES = {"join": discord.ButtonStyle.success}
+
     def __init__(self, action: str, tournament_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=action.capitalize(),
-                style=discord.ButtonStyle.success
-                if action == "join"
-                else discord.ButtonStyle.secondary,
-                custom_id=f"tn:{action}:{tournament_id}",
-            )
-        )
-        self.action = action
+        super().__init__(action, f"tn:{action}:{tournament_id}")
         self.tournament_id = tournament_id
 
     @classmethod

@@ -10,8 +10,6 @@ and the user is told briefly that something went wrong.
 from __future__ import annotations
 
 import logging
-import re
-from typing import Any, Self, TypeVar
 
 import discord
 from discord import app_commands
@@ -19,8 +17,7 @@ from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
 from app.venues import NeedsServer
-from discord_ui.common import guarded, where, works_anywhere
-from discord_ui.custom_ids import STALE_BUTTON, Click, decode_custom_id
+from discord_ui.common import where, works_anywhere
 from discord_ui.options import OptionError, check_option_types
 
 log = logging.getLogger("backgammon")
@@ -142,50 +139,3 @@ def _refusal(
             "list for a while: restart Discord or wait a few minutes."
         )
     return None
-
-
-#: The template of a base class that routes nothing itself (its subclasses bring theirs).
-UNROUTED = r"(?!)"
-
-ItemT = TypeVar("ItemT", bound="discord.ui.Item[Any]", covariant=True)
-
-
-class AnsweredItem(discord.ui.DynamicItem[ItemT], template=UNROUTED):
-    """What every persistent button and menu of the bot is (subclass it, with its template,
-    instead of ``discord.ui.DynamicItem``): a click is decoded in one place
-    (:func:`discord_ui.custom_ids.decode_custom_id`) and handed to :meth:`from_click`; one
-    whose custom id does not decode to the item's kind of click (``unusable``, e.g. a garbled
-    or outdated id) is told so; any other runs :meth:`act` behind the error boundary. Either
-    way the click is answered."""
-
-    #: The click cannot name anything (a forged or outdated id): answered as a stale button.
-    unusable: bool = False
-
-    @classmethod
-    def from_click(cls, click: Click) -> Self | None:
-        """The item a decoded click stands for, or None if it is another kind of click."""
-        raise NotImplementedError
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> Self:
-        click = decode_custom_id(match.string)
-        made = None if click is None else cls.from_click(click)
-        if made is not None:
-            return made
-        # Never raise here: discord.py would drop the click unanswered. The constructor wants
-        # a decoded click; this item only answers, so it wraps the component as it came.
-        stale = cls.__new__(cls)
-        discord.ui.DynamicItem.__init__(stale, item)
-        stale.unusable = True
-        return stale
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if self.unusable:
-            await tell_user(interaction, STALE_BUTTON)
-            return
-        await guarded(interaction, self.act(interaction))
-
-    async def act(self, interaction: discord.Interaction[Any]) -> None:
-        raise NotImplementedError

@@ -10,7 +10,7 @@ import discord
 
 from app.analysis import Analyst, MistakePage, mistake_page_text
 from discord_ui.custom_ids import REVIEW_PAGE_TEMPLATE, Click, ReviewPageClick
-from discord_ui.pages import PageButton
+from discord_ui.items import PageButton
 
 PREVIOUS, NEXT = "◀ Previous", "Next ▶"
 

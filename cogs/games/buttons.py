@@ -7,7 +7,6 @@ from typing import Any, Protocol, Self, cast
 
 import discord
 
-from discord_ui.boundary import AnsweredItem
 from discord_ui.custom_ids import (
     BUILDER_TEMPLATE,
     CHALLENGE_TEMPLATE,
@@ -22,6 +21,7 @@ from discord_ui.custom_ids import (
     GameClick,
     ResultClick,
 )
+from discord_ui.items import ActionButton, AnsweredItem
 
 
 class _GameActions(Protocol):
@@ -63,7 +63,7 @@ def _games_cog(interaction: discord.Interaction[Any]) -> _GameActions:
     return cast(_GameActions, cog)  # checked just above; a Cog carries no protocol
 
 
-class GameButton(AnsweredItem[discord.ui.Button[Any]], template=GAME_TEMPLATE):
+class GameButton(ActionButton, template=GAME_TEMPLATE):
     """The buttons under a board. ``rsyes`` and ``rsno`` accept or reject an offer to resign;
     ``play`` opens the move builder (only for the player to move)."""
 
@@ -87,14 +87,7 @@ class GameButton(AnsweredItem[discord.ui.Button[Any]], template=GAME_TEMPLATE):
     }
 
     def __init__(self, action: str, game_id: int, version: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=self.STYLES.get(action, discord.ButtonStyle.secondary),
-                custom_id=f"bg:{action}:{game_id}:{version}",
-            )
-        )
-        self.action = action
+        super().__init__(action, f"bg:{action}:{game_id}:{version}")
         self.game_id = game_id
         self.version = version
 
@@ -109,20 +102,14 @@ class GameButton(AnsweredItem[discord.ui.Button[Any]], template=GAME_TEMPLATE):
         await cog.button_action(interaction, self.action, self.game_id, self.version)
 
 
-class ChallengeButton(AnsweredItem[discord.ui.Button[Any]], template=CHALLENGE_TEMPLATE):
+class ChallengeButton(ActionButton, template=CHALLENGE_TEMPLATE):
     """Accept and Decline under a challenge."""
 
+    LABELS = {"accept": "Accept", "decline": "Decline"}
+    STYLES = {"accept": discord.ButtonStyle.success}
+
     def __init__(self, action: str, challenge_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=action.capitalize(),
-                style=discord.ButtonStyle.success
-                if action == "accept"
-                else discord.ButtonStyle.secondary,
-                custom_id=f"bg:{action}:{challenge_id}",
-            )
-        )
-        self.action = action
+        super().__init__(action, f"bg:{action}:{challenge_id}")
         self.challenge_id = challenge_id
 
     @classmethod
@@ -136,23 +123,15 @@ class ChallengeButton(AnsweredItem[discord.ui.Button[Any]], template=CHALLENGE_T
         await cog.answer_challenge(interaction, self.action == "accept", self.challenge_id)
 
 
-class ResultButton(AnsweredItem[discord.ui.Button[Any]], template=RESULT_TEMPLATE):
+class ResultButton(ActionButton, template=RESULT_TEMPLATE):
     """The buttons of a result card: a rematch, and the game's review, replay and record
     (shown to whoever clicks, privately)."""
 
     LABELS = {"rematch": "Rematch", "review": "Review", "replay": "Replay", "record": "Record"}
+    STYLES = {"rematch": discord.ButtonStyle.primary}
 
     def __init__(self, action: str, game_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=discord.ButtonStyle.primary
-                if action == "rematch"
-                else discord.ButtonStyle.secondary,
-                custom_id=f"bg:res:{action}:{game_id}",
-            )
-        )
-        self.action = action
+        super().__init__(action, f"bg:res:{action}:{game_id}")
         self.game_id = game_id
 
     @classmethod
@@ -166,22 +145,14 @@ class ResultButton(AnsweredItem[discord.ui.Button[Any]], template=RESULT_TEMPLAT
         await cog.result_action(interaction, self.action, self.game_id)
 
 
-class ConfirmButton(AnsweredItem[discord.ui.Button[Any]], template=CONFIRM_TEMPLATE):
+class ConfirmButton(ActionButton, template=CONFIRM_TEMPLATE):
     """Confirm (or cancel) a resignation or an abort asked with /resign or /abort."""
 
     LABELS = {"resign": "Resign", "abort": "Abort the game", "cancel": "Cancel"}
+    STYLES = {"resign": discord.ButtonStyle.danger, "abort": discord.ButtonStyle.danger}
 
     def __init__(self, action: str, game_id: int, version: int, level: int = 0) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=discord.ButtonStyle.secondary
-                if action == "cancel"
-                else discord.ButtonStyle.danger,
-                custom_id=f"bg:cf:{action}:{game_id}:{version}:{level}",
-            )
-        )
-        self.action = action
+        super().__init__(action, f"bg:cf:{action}:{game_id}:{version}:{level}")
         self.game_id = game_id
         self.version = version
         self.level = level
@@ -197,34 +168,16 @@ class ConfirmButton(AnsweredItem[discord.ui.Button[Any]], template=CONFIRM_TEMPL
         await cog.confirm_action(interaction, self.action, self.game_id, self.version, self.level)
 
 
-class BuilderButton(AnsweredItem[discord.ui.Button[Any]], template=BUILDER_TEMPLATE):
+class BuilderButton(ActionButton, template=BUILDER_TEMPLATE):
     """Undo, Confirm and Start over in the move builder (a private message of the mover)."""
 
     LABELS = {"undo": "Undo", "confirm": "Confirm", "reset": "Start over"}
-    STYLES = {
-        "undo": discord.ButtonStyle.secondary,
-        "confirm": discord.ButtonStyle.success,
-        "reset": discord.ButtonStyle.secondary,
-    }
+    STYLES = {"confirm": discord.ButtonStyle.success}
 
     def __init__(
-        self,
-        action: str,
-        game_id: int,
-        version: int,
-        steps: str,
-        *,
-        disabled: bool = False,
+        self, action: str, game_id: int, version: int, steps: str, *, disabled: bool = False
     ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=self.LABELS.get(action, "?"),
-                style=self.STYLES.get(action, discord.ButtonStyle.secondary),
-                custom_id=f"bg:mb:{action}:{game_id}:{version}:{steps}",
-                disabled=disabled,
-            )
-        )
-        self.action = action
+        super().__init__(action, f"bg:mb:{action}:{game_id}:{version}:{steps}", disabled=disabled)
         self.game_id = game_id
         self.version = version
         self.steps = steps

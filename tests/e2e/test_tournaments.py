@@ -121,6 +121,13 @@ async def test_an_eight_player_swiss_with_a_drop_a_bye_and_a_kill_9(
         for player in players[:4]:
             click = await fake.click(player, signup, join)
             await click.wait_initial(TIMEOUT)
+        # Leave, then join again, with the buttons.
+        leave = next(c for c in signup.custom_ids() if c.startswith("tn:leave:"))
+        left = await fake.click(players[0], signup, leave)
+        await left.wait_initial(TIMEOUT)
+        assert len(await db.tournament_entrants(tournament_id)) == 3
+        rejoined = await fake.click(players[0], signup, join)
+        await rejoined.wait_initial(TIMEOUT)
         for player in players[4:]:
             reply = await reply_of(await fake.slash(player, channel, "tournament join"))
             assert reply.ephemeral and "registered" in reply.content, reply.content

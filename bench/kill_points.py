@@ -1,12 +1,15 @@
-"""kill -9 at chosen instants, counted over many tries: every owed board, result card and
-reminder shown exactly once after a restart, and no old board left with live buttons.
+"""kill -9 at chosen instants, counted over many tries: every owed board, result card,
+reminder, turn notice and expired challenge shown exactly once after a restart, and no old
+board (or closed challenge) left with live buttons.
 
 Each try runs the real bot (``python bot.py``) against the fake Discord, plays a game against
 the computer (a few of the person's turns, then a resignation that ends it), and the bot kills
 itself with SIGKILL the Nth time (N random, 1 to 3) it reaches one kill point of
 ``app/faults.py``: right after a commit, while the computer thinks, right after a board was
 posted or edited but before that was written down, around the result card, right after a
-reminder. A new process is then started on the same database and the try counts the messages
+reminder; the same in the bot's DM and where only interactions reach the channel (a user
+install); around a turn notice and a challenge's expiry (``tests/e2e/crash_attacks.py`` names
+every attack). A new process is then started on the same database and the try counts the messages
 (see ``tests/e2e/crash_points.py`` for what counts as a failure). It prints, per kill point,
 the tries, how many of them the kill happened in (a game may end before the Nth time), the
 failures, and the first failure's description; it asserts nothing.
@@ -28,7 +31,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._checkout import unpack_revision
-from tests.e2e.crash_points import Try, one_try, points
+from tests.e2e.crash_attacks import one_try, points
+from tests.e2e.crash_points import Try
 from tests.e2e.harness import ROOT
 
 
@@ -57,7 +61,7 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, list[Try]]:
 
 
 def report(results: dict[str, list[Try]]) -> None:
-    print(f"{'kill point':<20} {'tries':>5} {'killed':>6} {'failed':>6}  first failure")
+    print(f"{'attack':<26} {'tries':>5} {'killed':>6} {'failed':>6}  first failure")
     total = [0, 0, 0]
     errors = sum(t.error is not None for ts in results.values() for t in ts)
     for point, all_tries in results.items():
@@ -65,9 +69,9 @@ def report(results: dict[str, list[Try]]) -> None:
         killed = sum(t.killed for t in tries)
         failed = [t for t in tries if t.failed]
         first = "; ".join(failed[0].problems)[:90] if failed else "-"
-        print(f"{point:<20} {len(tries):>5} {killed:>6} {len(failed):>6}  {first}")
+        print(f"{point:<26} {len(tries):>5} {killed:>6} {len(failed):>6}  {first}")
         total = [total[0] + len(tries), total[1] + killed, total[2] + len(failed)]
-    print(f"{'all':<20} {total[0]:>5} {total[1]:>6} {total[2]:>6}")
+    print(f"{'all':<26} {total[0]:>5} {total[1]:>6} {total[2]:>6}")
     if errors:
         print(f"({errors} tries lost to harness errors, not counted)")
 
@@ -75,7 +79,7 @@ def report(results: dict[str, list[Try]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tries", type=int, default=5, help="tries per kill point")
-    parser.add_argument("--points", help="comma-separated kill points (default: all)")
+    parser.add_argument("--points", help="comma-separated attacks (default: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rev", help="run the bot of this commit (before a fix)")
     parser.add_argument("--smoke", action="store_true", help="one try at one point")

@@ -639,6 +639,7 @@ class GamesBase(commands.Cog):
                 await interaction.followup.send(content, allowed_mentions=ping(pinged))
             else:
                 await self.boards.send_text(game.channel_id, content, pinged)
+            kill_point("turn_notice_posted")
         except discord.HTTPException as exc:
             log.info("could not post the turn notice of game %s: %s", game.id, exc)
 

@@ -403,7 +403,9 @@ class ChallengeCommands(GamesBase):
         expired = await self.challenges.expire_due(getattr(self.bot, "owned_shards", None))
         for challenge in expired:
             log.info("challenge %s expired", challenge.id)
+            kill_point("challenge_closed")
             await self.boards.retire(
                 challenge.channel_id, challenge.message_id, "*Expired: nobody accepted in time.*"
             )
+            kill_point("challenge_retired")
         return len(expired)

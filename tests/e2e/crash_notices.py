@@ -1,0 +1,174 @@
+"""Crash tries of the messages that go with a board or a challenge rather than being one: the
+turn notice (the ping of a player whose decision an edited board now waits for) and the
+"Expired" line of a challenge nobody accepted. Same shape as ``crash_points.py``: the bot
+process kills itself at a kill point, a new one starts on the same database, and the try
+counts what the channel shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import time
+from pathlib import Path
+
+from app.faults import ENV
+from app.table import GameTable
+from engine.game import MOVE, ROLL, GameState
+from storage import Database, Game
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import FakeMessage, FakeUser
+
+from .crash_points import Try, _alive, _bot_messages, _settled, check_shown
+from .harness import ROOT, TIMEOUT, BotProcess
+
+#: The board's text and the turn notice's when a player doubles (the cube goes to 2).
+DOUBLES = "doubles to 2"
+EXPIRED = "Expired: nobody accepted in time."
+
+
+async def _until(db: Database, game_id: int, done: object, process: BotProcess) -> Game:
+    """The game once ``done(game)`` holds (or as it is when the process died or time ran out)."""
+    end = time.monotonic() + TIMEOUT
+    while True:
+        game = await db.get_game(game_id)
+        assert game is not None
+        if done(game) or not _alive(process) or time.monotonic() > end:  # type: ignore[operator]
+            return game
+        await asyncio.sleep(0.02)
+
+
+def _notices(fake: FakeDiscord, game: Game) -> list[FakeMessage]:
+    """The turn notices of the double in the game's channel (text messages, not boards)."""
+    channel = fake.channel(game.channel_id)
+    assert channel is not None
+    return [
+        m for m in _bot_messages(fake, channel) if DOUBLES in (m.text() or "") and not m.attachments
+    ]
+
+
+async def double_try(point: str, seed: int, workdir: Path, root: Path = ROOT) -> Try:
+    """Two people; the first mover plays, the other doubles: the board is edited in place and
+    the taker (``/preferences pings: always``) gets a turn notice. Killed the first time the
+    bot reaches ``point`` (``board_edited``: before the notice; ``turn_notice_posted``: after
+    it), restarted: the notice is in the channel exactly once, the board shows the double."""
+    outcome = Try(f"double:{point}", 1)
+    async with FakeDiscord() as fake:
+        db_path = workdir / "bot.sqlite3"
+        alice, bob = fake.add_user("alice"), fake.add_user("bob")
+        users: dict[int, FakeUser] = {alice.id: alice, bob.id: bob}
+        db = await Database.open(db_path)
+        try:
+            for user in (alice, bob):
+                await db.set_player_preferences(user.id, now=time.time(), pings="always")
+            challenge = await db.create_challenge(
+                fake.guild.id, fake.general.id, alice.id, bob.id, "classic", now=time.time()
+            )
+            setup = GameTable(db, random.Random(seed))
+            started = await setup.start(challenge, ("alice", "bob"))
+            game_id = started.game.id
+            process = BotProcess(fake, db_path, seed=seed, extra_env={ENV: f"{point}:1"}, root=root)
+            try:
+                await process.start()  # its start posts the first board (owed)
+                game = await _until(db, game_id, lambda g: g.board_message_id, process)
+                state = GameState.from_json(game.state_json)
+                assert state.phase == MOVE, "the opening roll is the first mover's"
+                mover = users[GameTable.user_of(game, state.mover)]
+                play = min(state.legal_plays(), key=lambda p: p.text or "")
+                await fake.slash(mover, fake.general, "move", play=play.text or "pass")
+                before = game.version
+                game = await _until(
+                    db,
+                    game_id,
+                    lambda g: g.version > before and g.board_owed_version is None,
+                    process,
+                )
+                state = GameState.from_json(game.state_json)
+                assert state.phase == ROLL and state.can_double(state.turn), "no double to offer"
+                doubler = users[GameTable.user_of(game, state.turn)]
+                await fake.slash(doubler, fake.general, "double")
+                end = time.monotonic() + 10
+                while _alive(process) and time.monotonic() < end and not _notices(fake, game):
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.5)  # the bookkeeping after the notice
+                outcome.killed = not _alive(process)
+                process.stop()
+                process.extra_env = {}
+                await process.start()
+                settled = await _settled(db, game_id)
+                await asyncio.sleep(1.0)
+            finally:
+                process.stop()
+            outcome.problems = check_shown(fake, settled, fake.general, fake.general)
+            shown = len(_notices(fake, settled))
+            if shown != 1:
+                outcome.problems.append(f"notices: the turn notice shown {shown} times")
+            board = fake.get_message(settled.board_message_id or 0)
+            if board is None or DOUBLES not in board.text():
+                outcome.problems.append("missing: the board does not show the double")
+        finally:
+            await db.close()
+    return outcome
+
+
+def _expire_now(db_path: Path, challenge_id: int) -> None:
+    """Move the challenge's expiry into the past (the bot's own clock cannot be moved)."""
+    with sqlite3.connect(db_path) as raw:
+        raw.execute("UPDATE challenges SET expires_at = 1 WHERE id = ?", (challenge_id,))
+
+
+async def expiry_try(point: str, seed: int, workdir: Path, root: Path = ROOT) -> Try:
+    """A challenge posted, then past its time when a bot starts that kills itself at
+    ``point`` (its first sweep expires it: ``challenge_closed`` right after that commit,
+    ``challenge_retired`` right after the message was edited). After a restart the message
+    says it expired exactly once and has no buttons left."""
+    outcome = Try(f"expiry:{point}", 1)
+    async with FakeDiscord() as fake:
+        db_path = workdir / "bot.sqlite3"
+        alice, bob = fake.add_user("alice"), fake.add_user("bob")
+        process = BotProcess(fake, db_path, seed=seed, root=root)
+        await process.start()
+        db = await Database.open(db_path)
+        try:
+            handle = await fake.slash(
+                alice, fake.general, "challenge", opponent=bob, variant="classic"
+            )
+            message = await handle.wait_original(timeout=TIMEOUT)
+            end = time.monotonic() + TIMEOUT
+            while (
+                (open_ := await db.get_open_challenge(fake.general.id)) is None
+                or open_.message_id is None
+            ) and time.monotonic() < end:
+                await asyncio.sleep(0.02)
+            assert open_ is not None and open_.message_id == message.id, "challenge not stored"
+            process.stop()
+            _expire_now(db_path, open_.id)
+            process.extra_env = {ENV: f"{point}:1"}
+            await process.start()
+            end = time.monotonic() + 10
+            while _alive(process) and time.monotonic() < end:
+                fresh = await db.get_challenge(open_.id)
+                if fresh is not None and fresh.status == "expired" and EXPIRED in message.text():
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+            outcome.killed = not _alive(process)
+            process.stop()
+            process.extra_env = {}
+            await process.start()
+            await asyncio.sleep(3.0)  # its first sweep
+            process.stop()
+            lines = message.text().count(EXPIRED)
+            if lines != 1:
+                outcome.problems.append(f"notices: 'expired' shown {lines} times")
+            if message.custom_ids():
+                left = message.custom_ids()
+                outcome.problems.append(f"stale: the expired challenge keeps {left}")
+            extra = [m for m in _bot_messages(fake, fake.general) if m.id != message.id]
+            if extra:
+                outcome.problems.append(f"twice: {len(extra)} other messages in the channel")
+        finally:
+            process.stop()
+            await db.close()
+    return outcome

@@ -21,6 +21,7 @@ from storage import (
     ChannelBusyError,
     ConflictError,
     DatabaseGoneError,
+    Game,
     Shards,
     Storage,
 )
@@ -274,6 +275,30 @@ class Challenges:
                 ) from None
             await show(outcome)
         return outcome
+
+    async def unretired(self, shards: Shards | None) -> list[Challenge]:
+        """Closed challenges whose message still owes its last edit (none while the database
+        is gone)."""
+        try:
+            return await self.db.unretired_challenges(shards=shards)
+        except DatabaseGoneError:
+            return []
+
+    async def still_unretired(self, challenge: Challenge) -> Challenge | None:
+        """``challenge`` re-read if its message still owes its last edit (another path may
+        have paid it meanwhile), else None."""
+        fresh = await self.db.get_challenge(challenge.id)
+        return fresh if fresh is not None and fresh.retire_owed else None
+
+    async def retired(self, challenge: Challenge) -> None:
+        """The closed challenge's message shows how it ended."""
+        await self.db.challenge_retired(challenge.id)
+
+    async def started_game(self, challenge: Challenge) -> Game | None:
+        """The game an accepted challenge started."""
+        if challenge.game_id is None:
+            return None
+        return await self.db.get_game(challenge.game_id)
 
     async def expire_due(self, shards: Shards | None) -> list[Challenge]:
         """Expire the challenges past their time (in ``shards``' servers); returns them (none

@@ -29,6 +29,8 @@ from storage.checks import MAX_ID
 
 #: Runs under the channel's lock once the game is committed: shows its first board.
 Show = Callable[[Outcome], Awaitable[None]]
+#: How long a closed challenge's debt waits for its message id (stored just after the post).
+MESSAGE_GRACE_SECONDS = 600.0
 #: Autocomplete shows at most this many choices (Discord's limit, and any list's sensible one).
 MAX_SUGGESTIONS = 25
 
@@ -289,6 +291,13 @@ class Challenges:
         have paid it meanwhile), else None."""
         fresh = await self.db.get_challenge(challenge.id)
         return fresh if fresh is not None and fresh.retire_owed else None
+
+    def message_pending(self, challenge: Challenge) -> bool:
+        """Whether the challenge's message id may still be stored (it is, right after the
+        post): a debt is not written off for the lack of it in its first minutes."""
+        return challenge.message_id is None and (
+            self.table.clock() - challenge.created_at < MESSAGE_GRACE_SECONDS
+        )
 
     async def retired(self, challenge: Challenge) -> None:
         """The closed challenge's message shows how it ended."""

@@ -422,8 +422,8 @@ class ChallengeCommands(GamesBase):
             kill_point("challenge_closed")
             async with self.table.lock(owed.channel_id):
                 challenge = await self.challenges.still_unretired(owed)
-                if challenge is None:
-                    continue  # its answer's own path paid it meanwhile
+                if challenge is None or self.challenges.message_pending(challenge):
+                    continue  # paid by its answer's own path meanwhile; or its id is coming
                 try:
                     status = await self._closed_line(challenge)
                     if challenge.message_id is not None:

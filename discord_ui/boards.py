@@ -378,32 +378,37 @@ class Boards:
         message_id: int | None,
         status: str,
         message: discord.Message | None = None,
-    ) -> None:
+    ) -> bool:
         """Remove a message's buttons and add a status line (its buttons no longer apply).
         A message without buttons is retired already (a second process, a restart paying the
-        debt again): it is left as it is, so the line is never added twice."""
+        debt again): it is left as it is, so the line is never added twice. False only when
+        Discord failed for now (a server error, a rate limit): worth another try later."""
         if message_id is None and message is None:
-            return
+            return True
         try:
             if message is None:
                 assert message_id is not None
                 message = await self.channel(channel_id).fetch_message(message_id)
             if not custom_ids_of(message):
-                return
+                return True
             face = face_of(message)
             if face is not None:  # a board layout: the line goes under its text
                 if status and not face.text.endswith(status):
                     face = BoardFace(clip_text(f"{face.text}\n{status}"), face.colour, face.alt)
                 self.remember_face(message.id, face)
                 await message.edit(view=board_layout(face), allowed_mentions=NO_PINGS)
-                return
+                return True
             content = message.content
             if status and not content.endswith(status):
                 content = clip(f"{content}\n{status}" if content else status)
             await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
-        except discord.HTTPException as exc:
+        except (discord.NotFound, discord.Forbidden) as exc:
             # Deleted by a moderator, or no access any more: nothing left to tidy.
             log.info("could not retire message %s in %s: %s", message_id, channel_id, exc)
+        except discord.HTTPException as exc:
+            log.info("could not retire message %s in %s yet: %s", message_id, channel_id, exc)
+            return False
+        return True
 
     async def send_text(
         self, channel_id: int, content: str, pinged: int | None, *, nonce: str | None = None

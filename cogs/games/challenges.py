@@ -15,6 +15,7 @@ from app.challenges import Answering, BotOpponent, describe_options, option_sugg
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
 from app.faults import kill_point
+from app.league import Shards
 from app.table import Challenge, Outcome
 from app.venues import Venue
 from discord_ui.boards import actor_id, board_nonce, ping
@@ -388,12 +389,15 @@ class ChallengeCommands(GamesBase):
         buttons and says ``status``; the debt the answer's commit left is paid."""
         msg = interaction.message
         if msg is not None:  # the challenge's own button was clicked
-            await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
+            done = await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
         else:
             message_id = await self.challenges.message_id(challenge)
-            await self.boards.retire(challenge.channel_id, message_id, status)
+            if message_id is None:
+                return  # not stored yet: the sweep retires it once it is
+            done = await self.boards.retire(challenge.channel_id, message_id, status)
         kill_point("challenge_retired")
-        await self.challenges.retired(challenge)
+        if done:  # else the sweep tries again
+            await self.challenges.retired(challenge)
 
     @tasks.loop(seconds=30)
     async def expire_challenges(self) -> None:
@@ -406,14 +410,15 @@ class ChallengeCommands(GamesBase):
         """Expire the challenges past their time, then retire the message of every closed
         challenge that still shows it open (those just expired, and any an answer or a crash
         left behind); returns how many expired."""
-        shards = getattr(self.bot, "owned_shards", None)
+        owned = getattr(self.bot, "owned_shards", None)
+        shards = owned if isinstance(owned, Shards) else None
         expired = await self.challenges.expire_due(shards)
         for challenge in expired:
             log.info("challenge %s expired", challenge.id)
         await self.retire_closed(shards)
         return len(expired)
 
-    async def retire_closed(self, shards: Any = None) -> int:
+    async def retire_closed(self, shards: Shards | None = None) -> int:
         """Pay the closed challenges' debts: each message loses its buttons and says how the
         challenge ended (an edit a second time changes nothing). Never raises for one
         challenge's failure; returns how many were paid."""
@@ -426,11 +431,14 @@ class ChallengeCommands(GamesBase):
                     continue  # paid by its answer's own path meanwhile; or its id is coming
                 try:
                     status = await self._closed_line(challenge)
-                    if challenge.message_id is not None:
-                        await self.boards.retire(challenge.channel_id, challenge.message_id, status)
+                    # No message id after the grace: the post's note was lost, nothing to edit.
+                    done = await self.boards.retire(
+                        challenge.channel_id, challenge.message_id, status
+                    )
                     kill_point("challenge_retired")
-                    await self.challenges.retired(challenge)
-                    paid += 1
+                    if done:
+                        await self.challenges.retired(challenge)
+                        paid += 1
                 except Exception:
                     log.warning("could not retire challenge %s", challenge.id, exc_info=True)
         return paid

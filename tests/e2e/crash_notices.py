@@ -8,7 +8,6 @@ counts what the channel shows.
 from __future__ import annotations
 
 import asyncio
-import random
 import sqlite3
 import time
 from pathlib import Path
@@ -20,8 +19,8 @@ from storage import Database, Game
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import FakeMessage, FakeUser
 
-from .crash_points import Try, _alive, _bot_messages, _settled, check_shown
-from .harness import ROOT, TIMEOUT, BotProcess
+from .crash_points import Try, _alive, _bot_messages, _settled, check_shown, open_as
+from .harness import ROOT, TIMEOUT, BotProcess, game_started_from
 
 #: The board's text and the turn notice's when a player doubles (the cube goes to 2).
 DOUBLES = "doubles to 2"
@@ -49,58 +48,57 @@ def _notices(fake: FakeDiscord, game: Game) -> list[FakeMessage]:
 
 
 async def double_try(point: str, seed: int, workdir: Path, root: Path = ROOT) -> Try:
-    """Two people; the first mover plays, the other doubles: the board is edited in place and
-    the taker (``/preferences pings: always``) gets a turn notice. Killed the first time the
-    bot reaches ``point`` (``board_edited``: before the notice; ``turn_notice_posted``: after
-    it), restarted: the notice is in the channel exactly once, the board shows the double."""
+    """Two people (``/preferences pings: always``) play in a thread; the first mover plays,
+    the other doubles: the board is edited in place and the taker gets a turn notice. Killed
+    the first time the bot reaches ``point`` (``board_edited``: before the notice;
+    ``turn_notice_posted``: after it), restarted: the notice is in the thread exactly once,
+    the board shows the double."""
     outcome = Try(f"double:{point}", 1)
     async with FakeDiscord() as fake:
         db_path = workdir / "bot.sqlite3"
         alice, bob = fake.add_user("alice"), fake.add_user("bob")
         users: dict[int, FakeUser] = {alice.id: alice, bob.id: bob}
-        db = await Database.open(db_path)
+        process = BotProcess(fake, db_path, seed=seed, extra_env={ENV: f"{point}:1"}, root=root)
+        await process.start()
+        db = await open_as(db_path, root)
         try:
             for user in (alice, bob):
                 await db.set_player_preferences(user.id, now=time.time(), pings="always")
-            challenge = await db.create_challenge(
-                fake.guild.id, fake.general.id, alice.id, bob.id, "classic", now=time.time()
+            asked = await fake.slash(
+                alice, fake.general, "challenge", opponent=bob, variant="classic"
             )
-            setup = GameTable(db, random.Random(seed))
-            started = await setup.start(challenge, ("alice", "bob"))
-            game_id = started.game.id
-            process = BotProcess(fake, db_path, seed=seed, extra_env={ENV: f"{point}:1"}, root=root)
-            try:
-                await process.start()  # its start posts the first board (owed)
-                game = await _until(db, game_id, lambda g: g.board_message_id, process)
-                state = GameState.from_json(game.state_json)
-                assert state.phase == MOVE, "the opening roll is the first mover's"
-                mover = users[GameTable.user_of(game, state.mover)]
-                play = min(state.legal_plays(), key=lambda p: p.text or "")
-                await fake.slash(mover, fake.general, "move", play=play.text or "pass")
-                before = game.version
-                game = await _until(
-                    db,
-                    game_id,
-                    lambda g: g.version > before and g.board_owed_version is None,
-                    process,
-                )
-                state = GameState.from_json(game.state_json)
-                assert state.phase == ROLL and state.can_double(state.turn), "no double to offer"
-                doubler = users[GameTable.user_of(game, state.turn)]
-                await fake.slash(doubler, fake.general, "double")
-                end = time.monotonic() + 10
-                while _alive(process) and time.monotonic() < end and not _notices(fake, game):
-                    await asyncio.sleep(0.05)
-                await asyncio.sleep(0.5)  # the bookkeeping after the notice
-                outcome.killed = not _alive(process)
-                process.stop()
-                process.extra_env = {}
-                await process.start()
-                settled = await _settled(db, game_id)
-                await asyncio.sleep(1.0)
-            finally:
-                process.stop()
-            outcome.problems = check_shown(fake, settled, fake.general, fake.general)
+            await asked.wait_original(timeout=TIMEOUT)
+            await (await fake.slash(bob, fake.general, "accept")).wait_initial(TIMEOUT)
+            started = await game_started_from(db, fake.general)
+            assert started is not None and started.board_message_id, "the game did not start"
+            game = started
+            state = GameState.from_json(game.state_json)
+            assert state.phase == MOVE, "the opening roll is the first mover's"
+            thread = fake.channel(game.channel_id)
+            assert thread is not None
+            mover = users[GameTable.user_of(game, state.mover)]
+            play = min(state.legal_plays(), key=lambda p: p.text or "")
+            await fake.slash(mover, thread, "move", play=play.text or "pass")
+            before = game.version
+            game = await _until(
+                db, game.id, lambda g: g.version > before and g.board_owed_version is None, process
+            )
+            state = GameState.from_json(game.state_json)
+            assert state.phase == ROLL and state.can_double(state.turn), "no double to offer"
+            doubler = users[GameTable.user_of(game, state.turn)]
+            await fake.slash(doubler, thread, "double")
+            end = time.monotonic() + 10
+            while _alive(process) and time.monotonic() < end and not _notices(fake, game):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)  # the bookkeeping after the notice
+            outcome.killed = not _alive(process)
+            process.stop()
+            process.extra_env = {}
+            await process.start()
+            settled = await _settled(db, game.id)
+            await asyncio.sleep(1.0)
+            process.stop()
+            outcome.problems = check_shown(fake, settled, thread, fake.general)
             shown = len(_notices(fake, settled))
             if shown != 1:
                 outcome.problems.append(f"notices: the turn notice shown {shown} times")
@@ -108,8 +106,19 @@ async def double_try(point: str, seed: int, workdir: Path, root: Path = ROOT) ->
             if board is None or DOUBLES not in board.text():
                 outcome.problems.append("missing: the board does not show the double")
         finally:
+            process.stop()
             await db.close()
     return outcome
+
+
+def _challenge(db_path: Path) -> tuple[int, int | None, str] | None:
+    """(id, message id, status) of the latest challenge, read without the storage code (which
+    knows only its own schema: ``--rev`` runs an older bot)."""
+    with sqlite3.connect(db_path) as raw:
+        row = raw.execute(
+            "SELECT id, message_id, status FROM challenges ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    return None if row is None else (int(row[0]), row[1], str(row[2]))
 
 
 def _expire_now(db_path: Path, challenge_id: int) -> None:
@@ -129,21 +138,19 @@ async def expiry_try(point: str, seed: int, workdir: Path, root: Path = ROOT) ->
         alice, bob = fake.add_user("alice"), fake.add_user("bob")
         process = BotProcess(fake, db_path, seed=seed, root=root)
         await process.start()
-        db = await Database.open(db_path)
         try:
             handle = await fake.slash(
                 alice, fake.general, "challenge", opponent=bob, variant="classic"
             )
             message = await handle.wait_original(timeout=TIMEOUT)
             end = time.monotonic() + TIMEOUT
-            while (
-                (open_ := await db.get_open_challenge(fake.general.id)) is None
-                or open_.message_id is None
-            ) and time.monotonic() < end:
+            while ((row := _challenge(db_path)) is None or row[1] is None) and (
+                time.monotonic() < end
+            ):
                 await asyncio.sleep(0.02)
-            assert open_ is not None and open_.message_id == message.id, "challenge not stored"
+            assert row is not None and row[1] == message.id, "challenge not stored"
             process.stop()
-            _expire_now(db_path, open_.id)
+            _expire_now(db_path, row[0])
             process.extra_env = {ENV: f"{point}:1"}
             try:
                 await process.start()
@@ -153,8 +160,8 @@ async def expiry_try(point: str, seed: int, workdir: Path, root: Path = ROOT) ->
                     raise
             end = time.monotonic() + 10
             while _alive(process) and time.monotonic() < end:
-                fresh = await db.get_challenge(open_.id)
-                if fresh is not None and fresh.status == "expired" and EXPIRED in message.text():
+                fresh = _challenge(db_path)
+                if fresh is not None and fresh[2] == "expired" and EXPIRED in message.text():
                     break
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.5)
@@ -175,5 +182,4 @@ async def expiry_try(point: str, seed: int, workdir: Path, root: Path = ROOT) ->
                 outcome.problems.append(f"twice: {len(extra)} other messages in the channel")
         finally:
             process.stop()
-            await db.close()
     return outcome

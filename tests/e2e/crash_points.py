@@ -284,6 +284,13 @@ def check_shown(
     return problems
 
 
+async def open_as(db_path: Path, root: Path) -> Database:
+    """The try's own view of the bot's database, at the schema of the bot under test (the
+    checkout ``root``; ``bench/kill_points.py --rev`` runs an older one): never migrated
+    ahead of the bot, which would then refuse to start."""
+    return await Database.open(db_path, migrations_dir=root / "storage" / "migrations")
+
+
 def _unreachable(problem: str) -> bool:
     """An older board's live buttons: where the bot is not a member, only the webhook of the
     interaction that posted a board can edit it, and a killed process takes those along."""
@@ -314,7 +321,7 @@ async def game_try(
             global_commands=venue != "guild",
         )
         await process.start()
-        db = await Database.open(db_path)
+        db = await open_as(db_path, root)
         try:
             place, human = _place(fake, venue)
             if venue == "guild":
@@ -363,7 +370,7 @@ async def notice_try(seed: int, workdir: Path, root: Path = ROOT) -> Try:
     async with FakeDiscord() as fake:
         db_path = workdir / "bot.sqlite3"
         idler, waiter = fake.add_user("idler"), fake.add_user("waiter")
-        db = await Database.open(db_path)
+        db = await open_as(db_path, root)
         try:
             old = time.time() - 30 * 3600  # idle for 30 hours: a reminder is due (24 h)
             setup = GameTable(db, random.Random(seed), clock=lambda: old)

@@ -387,6 +387,7 @@ class ChallengeCommands(GamesBase):
     ) -> None:
         """Retire a challenge just answered (under its channel's lock): its message loses its
         buttons and says ``status``; the debt the answer's commit left is paid."""
+        kill_point("challenge_closed")
         msg = interaction.message
         if msg is not None:  # the challenge's own button was clicked
             done = await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)

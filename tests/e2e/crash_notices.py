@@ -183,3 +183,66 @@ async def expiry_try(point: str, seed: int, workdir: Path, root: Path = ROOT) ->
         finally:
             process.stop()
     return outcome
+
+
+#: What a challenge's message ends with once answered (the answer's own words, or the sweep's
+#: after a restart, which names the player by a mention).
+ANSWERED = {"accept": "Accepted by ", "decline": "Challenge declined by "}
+
+
+async def answer_try(answer: str, point: str, seed: int, workdir: Path, root: Path = ROOT) -> Try:
+    """Bob accepts (or declines) alice's challenge with its button; the bot kills itself at
+    ``point`` (``challenge_closed``: the answer committed, the message not yet edited;
+    ``challenge_retired``: edited, not yet recorded). After a restart the challenge's message
+    has no buttons and one line saying how it ended; an accepted game shows its board once."""
+    outcome = Try(f"{answer}:{point}", 1)
+    async with FakeDiscord() as fake:
+        db_path = workdir / "bot.sqlite3"
+        alice, bob = fake.add_user("alice"), fake.add_user("bob")
+        process = BotProcess(fake, db_path, seed=seed, extra_env={ENV: f"{point}:1"}, root=root)
+        await process.start()
+        db = await open_as(db_path, root)
+        try:
+            asked = await fake.slash(
+                alice, fake.general, "challenge", opponent=bob, variant="classic"
+            )
+            message = await asked.wait_original(timeout=TIMEOUT)
+            button = next(c for c in message.custom_ids() if c.startswith(f"bg:{answer}:"))
+            end = time.monotonic() + TIMEOUT
+            while ((row := _challenge(db_path)) is None or row[1] is None) and (
+                time.monotonic() < end
+            ):
+                await asyncio.sleep(0.02)  # clicked before its id is stored, the sweep waits
+            await fake.click(bob, message, button)
+            end = time.monotonic() + 10
+            while _alive(process) and time.monotonic() < end and message.custom_ids():
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(1.0)  # the first board after the accept
+            outcome.killed = not _alive(process)
+            process.stop()
+            process.extra_env = {}
+            await process.start()
+            game = None
+            if answer == "accept":
+                started = await game_started_from(db, fake.general)
+                if started is not None:
+                    game = await _settled(db, started.id)
+            await asyncio.sleep(3.0)  # the first sweep of the challenges
+            process.stop()
+            lines = message.text().count(ANSWERED[answer])
+            if lines != 1:
+                outcome.problems.append(f"notices: the answer shown {lines} times")
+            if message.custom_ids():
+                left = message.custom_ids()
+                outcome.problems.append(f"stale: the answered challenge keeps {left}")
+            if answer == "accept":
+                if game is None:
+                    outcome.problems.append("missing: the accepted challenge started no game")
+                else:
+                    thread = fake.channel(game.channel_id)
+                    assert thread is not None
+                    outcome.problems += check_shown(fake, game, thread, fake.general)
+        finally:
+            process.stop()
+            await db.close()
+    return outcome

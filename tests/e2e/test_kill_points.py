@@ -12,7 +12,7 @@ import pytest
 
 from app.faults import KILL_POINTS
 
-from .crash_notices import double_try, expiry_try
+from .crash_notices import answer_try, double_try, expiry_try
 from .crash_points import game_try, notice_try
 
 pytestmark = pytest.mark.slow
@@ -79,5 +79,17 @@ async def test_a_kill_around_a_turn_notice_posts_it_once(tmp_path: Path, point: 
 async def test_a_kill_as_a_challenge_expires_says_so_once(tmp_path: Path, point: str) -> None:
     assert point in KILL_POINTS
     outcome = await expiry_try(point, seed=5, workdir=tmp_path)
+    assert outcome.killed, f"the bot never reached {point}"
+    assert outcome.problems == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "point"),
+    [("accept", "challenge_closed"), ("decline", "challenge_retired")],
+)
+async def test_a_kill_as_a_challenge_is_answered_says_so_once(
+    tmp_path: Path, answer: str, point: str
+) -> None:
+    outcome = await answer_try(answer, point, seed=5, workdir=tmp_path)
     assert outcome.killed, f"the bot never reached {point}"
     assert outcome.problems == []

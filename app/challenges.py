@@ -21,6 +21,7 @@ from storage import (
     ChannelBusyError,
     ConflictError,
     DatabaseGoneError,
+    Game,
     Shards,
     Storage,
 )
@@ -28,6 +29,8 @@ from storage.checks import MAX_ID
 
 #: Runs under the channel's lock once the game is committed: shows its first board.
 Show = Callable[[Outcome], Awaitable[None]]
+#: How long a closed challenge's debt waits for its message id (stored just after the post).
+MESSAGE_GRACE_SECONDS = 600.0
 #: Autocomplete shows at most this many choices (Discord's limit, and any list's sensible one).
 MAX_SUGGESTIONS = 25
 
@@ -274,6 +277,37 @@ class Challenges:
                 ) from None
             await show(outcome)
         return outcome
+
+    async def unretired(self, shards: Shards | None) -> list[Challenge]:
+        """Closed challenges whose message still owes its last edit (none while the database
+        is gone)."""
+        try:
+            return await self.db.unretired_challenges(shards=shards)
+        except DatabaseGoneError:
+            return []
+
+    async def still_unretired(self, challenge: Challenge) -> Challenge | None:
+        """``challenge`` re-read if its message still owes its last edit (another path may
+        have paid it meanwhile), else None."""
+        fresh = await self.db.get_challenge(challenge.id)
+        return fresh if fresh is not None and fresh.retire_owed else None
+
+    def message_pending(self, challenge: Challenge) -> bool:
+        """Whether the challenge's message id may still be stored (it is, right after the
+        post): a debt is not written off for the lack of it in its first minutes."""
+        return challenge.message_id is None and (
+            self.table.clock() - challenge.created_at < MESSAGE_GRACE_SECONDS
+        )
+
+    async def retired(self, challenge: Challenge) -> None:
+        """The closed challenge's message shows how it ended."""
+        await self.db.challenge_retired(challenge.id)
+
+    async def started_game(self, challenge: Challenge) -> Game | None:
+        """The game an accepted challenge started."""
+        if challenge.game_id is None:
+            return None
+        return await self.db.get_game(challenge.game_id)
 
     async def expire_due(self, shards: Shards | None) -> list[Challenge]:
         """Expire the challenges past their time (in ``shards``' servers); returns them (none

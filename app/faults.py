@@ -24,6 +24,10 @@ KILL_POINTS: dict[str, str] = {
     "before_result_card": "a finished game's last board is out, its result card not posted",
     "result_card_posted": "a result card reached the channel, not yet marked shown",
     "notice_posted": "a reminder or claim notice reached the channel, not yet recorded",
+    "turn_notice_posted": "a turn notice (the ping of an edited board) is out, the board not "
+    "yet marked shown",
+    "challenge_closed": "a challenge expired (or was answered), its message not yet edited",
+    "challenge_retired": "a closed challenge's message was edited, not yet marked tidied",
 }
 
 

@@ -298,6 +298,18 @@ class Play:
         last = await self.db.last_move_at(game.id, user_id)
         return last is None or self.table.clock() - last >= AWAY_AFTER_SECONDS
 
+    async def turn_notice_owed(self, game: Game, actor: int | None) -> int | None:
+        """Who the turn notice of ``game``'s board, edited in place, pings (None: it owes
+        none): the player to act, when the last action was the other player's (their
+        decision starts with this board) and :meth:`should_ping` says so. Asked when a crash
+        left such a board unmarked: the notice is part of what it owes."""
+        if actor is None or game.against_computer:
+            return None  # the computer's turn ends on the person's own action: no notice
+        last = await self.db.last_actor(game.id)
+        if last is None or last == actor:
+            return None
+        return actor if await self.should_ping(game, actor, just_acted=last) else None
+
     # --- typed plays -----------------------------------------------------------------------
 
     def preview(self, game: Game, user_id: int, typed: str) -> Preview:

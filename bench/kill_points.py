@@ -1,15 +1,20 @@
-"""kill -9 at chosen instants, counted over many tries: every owed board, result card and
-reminder shown exactly once after a restart, and no old board left with live buttons.
+"""kill -9 at chosen instants, counted over many tries: every owed board, result card,
+reminder, turn notice and expired challenge shown exactly once after a restart, and no old
+board (or closed challenge) left with live buttons.
 
 Each try runs the real bot (``python bot.py``) against the fake Discord, plays a game against
 the computer (a few of the person's turns, then a resignation that ends it), and the bot kills
 itself with SIGKILL the Nth time (N random, 1 to 3) it reaches one kill point of
 ``app/faults.py``: right after a commit, while the computer thinks, right after a board was
 posted or edited but before that was written down, around the result card, right after a
-reminder. A new process is then started on the same database and the try counts the messages
-(see ``tests/e2e/crash_points.py`` for what counts as a failure). It prints, per kill point,
+reminder; the same in the bot's DM and where only interactions reach the channel (a user
+install); around a turn notice and a challenge's expiry (``tests/e2e/crash_attacks.py`` names
+every attack). A new process is then started on the same database and the try counts the messages
+(see ``tests/e2e/crash_points.py`` for what counts as a failure). It prints, per attack,
 the tries, how many of them the kill happened in (a game may end before the Nth time), the
-failures, and the first failure's description; it asserts nothing.
+failures, the tries whose only fault is out of the bot's reach (``reach``: an older board's
+buttons where only interactions reach the channel, documented), and the first failure's
+description; it asserts nothing.
 
 ``--rev REV`` runs the bot of an older commit instead (it must have the kill points), to
 measure the failures before a fix.
@@ -28,7 +33,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._checkout import unpack_revision
-from tests.e2e.crash_points import Try, one_try, points
+from tests.e2e.crash_attacks import one_try, points
+from tests.e2e.crash_points import Try
 from tests.e2e.harness import ROOT
 
 
@@ -45,6 +51,8 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, list[Try]]:
                 outcome = Try(point, 0, error=f"{type(exc).__name__}: {str(exc)[:120]}")
             results[point].append(outcome)
             state = "FAIL " + "; ".join(outcome.problems) if outcome.failed else "ok"
+            if outcome.limits:
+                state += f" (out of reach: {'; '.join(outcome.limits)[:120]})"
             if outcome.error:
                 state = f"ERROR (not counted) {outcome.error}"
             print(
@@ -57,17 +65,23 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, list[Try]]:
 
 
 def report(results: dict[str, list[Try]]) -> None:
-    print(f"{'kill point':<20} {'tries':>5} {'killed':>6} {'failed':>6}  first failure")
-    total = [0, 0, 0]
+    """Per attack: tries, kills, failures, and the tries whose only fault is out of the bot's
+    reach (``Try.limits``, documented; not failures)."""
+    header = f"{'attack':<26} {'tries':>5} {'killed':>6} {'failed':>6} {'reach':>5}"
+    print(f"{header}  first failure")
+    total = [0, 0, 0, 0]
     errors = sum(t.error is not None for ts in results.values() for t in ts)
     for point, all_tries in results.items():
         tries = [t for t in all_tries if t.error is None]
         killed = sum(t.killed for t in tries)
         failed = [t for t in tries if t.failed]
+        limited = sum(bool(t.limits) for t in tries)
         first = "; ".join(failed[0].problems)[:90] if failed else "-"
-        print(f"{point:<20} {len(tries):>5} {killed:>6} {len(failed):>6}  {first}")
-        total = [total[0] + len(tries), total[1] + killed, total[2] + len(failed)]
-    print(f"{'all':<20} {total[0]:>5} {total[1]:>6} {total[2]:>6}")
+        row = f"{point:<26} {len(tries):>5} {killed:>6} {len(failed):>6} {limited:>5}"
+        print(f"{row}  {first}")
+        counts = (len(tries), killed, len(failed), limited)
+        total = [sum(pair) for pair in zip(total, counts, strict=True)]
+    print(f"{'all':<26} {total[0]:>5} {total[1]:>6} {total[2]:>6} {total[3]:>5}")
     if errors:
         print(f"({errors} tries lost to harness errors, not counted)")
 
@@ -75,13 +89,13 @@ def report(results: dict[str, list[Try]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tries", type=int, default=5, help="tries per kill point")
-    parser.add_argument("--points", help="comma-separated kill points (default: all)")
+    parser.add_argument("--points", help="comma-separated attacks (default: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rev", help="run the bot of this commit (before a fix)")
-    parser.add_argument("--smoke", action="store_true", help="one try at one point")
+    parser.add_argument("--smoke", action="store_true", help="one try of two attacks")
     args = parser.parse_args()
     if args.smoke:
-        args.tries, args.points = 1, "board_posted"
+        args.tries, args.points = 1, "board_posted,expiry:challenge_closed"
     with tempfile.TemporaryDirectory(prefix="kill-points-src-") as tmp:
         root = unpack_revision(args.rev, Path(tmp)) if args.rev else ROOT
         report(asyncio.run(run(args, root)))

@@ -378,28 +378,57 @@ class Boards:
         message_id: int | None,
         status: str,
         message: discord.Message | None = None,
-    ) -> None:
-        """Remove a message's buttons and add a status line (its buttons no longer apply)."""
+    ) -> bool:
+        """Remove a message's buttons and add a status line (its buttons no longer apply).
+        A message without buttons is retired already (a second process, a restart paying the
+        debt again): it is left as it is, so the line is never added twice. False only when
+        Discord failed for now (a server error, a rate limit): worth another try later."""
         if message_id is None and message is None:
-            return
+            return True
         try:
             if message is None:
                 assert message_id is not None
                 message = await self.channel(channel_id).fetch_message(message_id)
+            if not custom_ids_of(message):
+                return True
             face = face_of(message)
             if face is not None:  # a board layout: the line goes under its text
                 if status and not face.text.endswith(status):
                     face = BoardFace(clip_text(f"{face.text}\n{status}"), face.colour, face.alt)
                 self.remember_face(message.id, face)
                 await message.edit(view=board_layout(face), allowed_mentions=NO_PINGS)
-                return
+                return True
             content = message.content
             if status and not content.endswith(status):
                 content = clip(f"{content}\n{status}" if content else status)
             await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
-        except discord.HTTPException as exc:
+        except (discord.NotFound, discord.Forbidden) as exc:
             # Deleted by a moderator, or no access any more: nothing left to tidy.
             log.info("could not retire message %s in %s: %s", message_id, channel_id, exc)
+        except discord.HTTPException as exc:
+            log.info("could not retire message %s in %s yet: %s", message_id, channel_id, exc)
+            return False
+        return True
 
-    async def send_text(self, channel_id: int, content: str, pinged: int | None) -> None:
-        await self.channel(channel_id).send(clip(content), allowed_mentions=ping(pinged))
+    async def send_text(
+        self, channel_id: int, content: str, pinged: int | None, *, nonce: str | None = None
+    ) -> None:
+        """A plain message (a notice); ``nonce``: a second post returns the first message."""
+        kwargs: dict[str, Any] = {"allowed_mentions": ping(pinged)}
+        if nonce is not None:
+            kwargs["nonce"] = nonce
+        await self.channel(channel_id).send(clip(content), **kwargs)
+
+    async def find_text(self, channel_id: int, content: str, *, limit: int = 20) -> bool:
+        """Whether the bot's latest messages in the channel include a plain message saying
+        exactly ``content`` (a notice out before a crash; a follow-up has no nonce). One read
+        of the channel's history; a failed read counts as not found."""
+        me = self.client.user
+        wanted = clip(content)
+        try:
+            async for message in self.channel(channel_id).history(limit=limit):
+                if me is not None and message.author.id == me.id and message.content == wanted:
+                    return True
+        except discord.HTTPException as exc:
+            log.info("could not read the history of channel %s: %s", channel_id, exc)
+        return False

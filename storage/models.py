@@ -113,6 +113,8 @@ class Challenge:
     game_id: int | None  # set when the challenge was accepted
     options: tuple[str, ...] = ()  # rule options for the game (RULES names, sorted)
     hints: bool = False  # the challenger offers a game with /hint allowed (unrated)
+    #: Closed, its message not yet edited to say so (see ``Storage.unretired_challenges``).
+    retire_owed: bool = False
 
     def is_expired(self, now: float) -> bool:
         return self.status == "expired" or (self.status == "open" and self.expires_at <= now)

@@ -34,7 +34,7 @@ GAME_COLUMNS = (
 )
 CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, challenger_id, opponent_id, variant, match_length, message_id, "
-    "status, created_at, expires_at, game_id, options, hints"
+    "status, created_at, expires_at, game_id, options, hints, retire_owed"
 )
 STATS_COLUMNS = (
     "guild_id",
@@ -114,6 +114,7 @@ def challenge_from_row(row: Row) -> Challenge:
         game_id=row["game_id"],
         options=options_from_text(row["options"]),
         hints=bool(row["hints"]),
+        retire_owed=bool(row["retire_owed"]),
     )
 
 

@@ -260,8 +260,11 @@ class GamesBase(commands.Cog):
             found = await self.boards.find_board(game.channel_id, game.id, game.version)
             if found is not None:
                 await self._result_card(Outcome(game, state))
-                if found.id == game.board_message_id:
-                    await self.play.board_shown(game)  # edited in place before the stop
+                if found.id == game.board_message_id:  # edited in place before the stop
+                    notified = await self.play.turn_notice_owed(game, actor_id(game, state))
+                    if notified is not None:
+                        await self._turn_notice(game, state, found.id, notified)
+                    await self.play.board_shown(game)
                 else:
                     if game.board_message_id is not None:
                         await self.boards.clear_buttons(game.channel_id, game.board_message_id)
@@ -564,13 +567,12 @@ class GamesBase(commands.Cog):
             else:
                 kill_point("board_edited")
                 await self._result_card(outcome)
-                await self.play.board_shown(game)
                 # The command's private note first: a follow-up would otherwise fill it.
                 await self.confirm(interaction, lines[0] if lines else "Done.")
                 if pinged is not None:
-                    await self._turn_notice(
-                        interaction, game, board_id, pinged, prompt(game, state)
-                    )
+                    # Part of the board's debt: marked shown only once the notice is out too.
+                    await self._turn_notice(game, state, board_id, pinged, interaction)
+                await self.play.board_shown(game)
         if new or board_id is None:
             message = await self._new_board(interaction, game, parts, pinged)
             kill_point("board_posted")
@@ -624,21 +626,29 @@ class GamesBase(commands.Cog):
 
     async def _turn_notice(
         self,
-        interaction: discord.Interaction[Any],
         game: Game,
+        state: GameState,
         board_id: int,
         pinged: int,
-        text: str,
+        interaction: discord.Interaction[Any] | None = None,
     ) -> None:
         """The ping of a player whose decision a board edited in place now waits for (an
-        offer to resign, a double), when they are away: edits never notify."""
+        offer to resign, a double), when they are away: edits never notify. It belongs to the
+        board's debt (posted before the board is marked shown), so a crash in between posts
+        it from the restart instead: once, since a notice already out (found in the channel,
+        or by its nonce) is not posted again. Never raises."""
         link = message_link(game.guild_id, game.channel_id, board_id)
-        content = clip(f"{text} ({link})")
+        content = clip(f"{prompt(game, state)} ({link})")
         try:
-            if interaction.channel_id == game.channel_id:
+            if interaction is not None and interaction.channel_id == game.channel_id:
                 await interaction.followup.send(content, allowed_mentions=ping(pinged))
+            elif interaction is None and await self.boards.find_text(game.channel_id, content):
+                return  # out before the crash, only the board's note of it lost
             else:
-                await self.boards.send_text(game.channel_id, content, pinged)
+                await self.boards.send_text(
+                    game.channel_id, content, pinged, nonce=f"bg{game.id}n{game.version}"[:25]
+                )
+            kill_point("turn_notice_posted")
         except discord.HTTPException as exc:
             log.info("could not post the turn notice of game %s: %s", game.id, exc)
 

@@ -15,6 +15,7 @@ from app.challenges import Answering, BotOpponent, describe_options, option_sugg
 from app.computer import LEVEL_ABOUT, computer_name
 from app.errors import Refusal
 from app.faults import kill_point
+from app.league import Shards
 from app.table import Challenge, Outcome
 from app.venues import Venue
 from discord_ui.boards import actor_id, board_nonce, ping
@@ -384,12 +385,20 @@ class ChallengeCommands(GamesBase):
     async def _close_challenge(
         self, interaction: discord.Interaction[Any], challenge: Challenge, status: str
     ) -> None:
+        """Retire a challenge just answered (under its channel's lock): its message loses its
+        buttons and says ``status``; the debt the answer's commit left is paid."""
+        kill_point("challenge_closed")
         msg = interaction.message
         if msg is not None:  # the challenge's own button was clicked
-            await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
-            return
-        message_id = await self.challenges.message_id(challenge)
-        await self.boards.retire(challenge.channel_id, message_id, status)
+            done = await self.boards.retire(challenge.channel_id, msg.id, status, message=msg)
+        else:
+            message_id = await self.challenges.message_id(challenge)
+            if message_id is None:
+                return  # not stored yet: the sweep retires it once it is
+            done = await self.boards.retire(challenge.channel_id, message_id, status)
+        kill_point("challenge_retired")
+        if done:  # else the sweep tries again
+            await self.challenges.retired(challenge)
 
     @tasks.loop(seconds=30)
     async def expire_challenges(self) -> None:
@@ -399,11 +408,57 @@ class ChallengeCommands(GamesBase):
             log.exception("expiring challenges failed")
 
     async def expire_due(self) -> int:
-        """Expire the challenges past their time and say so on their messages."""
-        expired = await self.challenges.expire_due(getattr(self.bot, "owned_shards", None))
+        """Expire the challenges past their time, then retire the message of every closed
+        challenge that still shows it open (those just expired, and any an answer or a crash
+        left behind); returns how many expired."""
+        owned = getattr(self.bot, "owned_shards", None)
+        shards = owned if isinstance(owned, Shards) else None
+        expired = await self.challenges.expire_due(shards)
         for challenge in expired:
             log.info("challenge %s expired", challenge.id)
-            await self.boards.retire(
-                challenge.channel_id, challenge.message_id, "*Expired: nobody accepted in time.*"
-            )
+        await self.retire_closed(shards)
         return len(expired)
+
+    async def retire_closed(self, shards: Shards | None = None) -> int:
+        """Pay the closed challenges' debts: each message loses its buttons and says how the
+        challenge ended (an edit a second time changes nothing). Never raises for one
+        challenge's failure; returns how many were paid."""
+        paid = 0
+        for owed in await self.challenges.unretired(shards):
+            kill_point("challenge_closed")
+            async with self.table.lock(owed.channel_id):
+                challenge = await self.challenges.still_unretired(owed)
+                if challenge is None or self.challenges.message_pending(challenge):
+                    continue  # paid by its answer's own path meanwhile; or its id is coming
+                try:
+                    status = await self._closed_line(challenge)
+                    # No message id after the grace: the post's note was lost, nothing to edit.
+                    done = await self.boards.retire(
+                        challenge.channel_id, challenge.message_id, status
+                    )
+                    kill_point("challenge_retired")
+                    if done:
+                        await self.challenges.retired(challenge)
+                        paid += 1
+                except Exception:
+                    log.warning("could not retire challenge %s", challenge.id, exc_info=True)
+        return paid
+
+    async def _closed_line(self, challenge: Challenge) -> str:
+        """The status line of a closed challenge's message, from what the database knows (the
+        names its answer wrote are mentions here: an edit pings nobody)."""
+        if challenge.status == "expired":
+            return EXPIRED_LINE
+        if challenge.status == "cancelled":
+            return "*Challenge withdrawn.*"
+        if challenge.status == "declined" and challenge.opponent_id is not None:
+            return f"*Challenge declined by {mention(challenge.opponent_id)}.*"
+        game = await self.challenges.started_game(challenge)
+        if challenge.status != "accepted" or game is None:
+            return f"*Challenge {challenge.status}.*"
+        where = "below" if game.channel_id == challenge.channel_id else f"in <#{game.channel_id}>"
+        return f"*Accepted by {mention(game.player_o)}: the game is on {where}.*"
+
+
+#: How an expired challenge's message ends.
+EXPIRED_LINE = "*Expired: nobody accepted in time.*"

@@ -69,7 +69,7 @@ class ChallengeRepository(StorageCore):
                 expiry = rows[0][0] if rows else GuildSettings(guild_id).challenge_expiry_seconds
                 expires_at = now + expiry
             await tx.execute(
-                "UPDATE challenges SET status = 'expired' "
+                "UPDATE challenges SET status = 'expired', retire_owed = 1 "
                 "WHERE channel_id = ? AND status = 'open' AND expires_at <= ?",
                 (channel_id, now),
             )
@@ -156,7 +156,8 @@ class ChallengeRepository(StorageCore):
         self, challenge_id: int, status: ChallengeStatus
     ) -> Challenge | None:
         """Move an *open* challenge to ``status``; returns the updated challenge, or None if it
-        was not open any more (already accepted, declined, ... - e.g. two clicks racing).
+        was not open any more (already accepted, declined, ... - e.g. two clicks racing). Its
+        message is owed its last edit from this transaction (see :meth:`unretired_challenges`).
 
         To accept a challenge and start its game atomically, use ``create_game(challenge_id=)``.
         """
@@ -165,7 +166,8 @@ class ChallengeRepository(StorageCore):
             raise InvalidInputError(f"cannot set a challenge to {status!r}")
         async with self._write() as tx:
             changed = await tx.execute(
-                "UPDATE challenges SET status = ? WHERE id = ? AND status = 'open'",
+                "UPDATE challenges SET status = ?, retire_owed = 1 "
+                "WHERE id = ? AND status = 'open'",
                 (status, challenge_id),
             )
             if changed != 1:
@@ -179,15 +181,39 @@ class ChallengeRepository(StorageCore):
         self, now: float, *, shards: Shards | None = None
     ) -> list[Challenge]:
         """Mark every open challenge with ``expires_at <= now`` expired (with ``shards``: only
-        in the guilds of those shards); returns them."""
+        in the guilds of those shards), each message owed its "expired" edit; returns them."""
         now = check_time("now", now)
         where, params = shard_filter(shards, "guild_id")
         async with self._write() as tx:
             # One UPDATE ... RETURNING: of several processes sweeping at once, each expired
             # challenge is returned to exactly one of them.
             rows = await tx.fetchall(
-                "UPDATE challenges SET status = 'expired' "
+                "UPDATE challenges SET status = 'expired', retire_owed = 1 "
                 f"WHERE status = 'open' AND expires_at <= ?{where} RETURNING {CHALLENGE_COLUMNS}",
                 (now, *params),
             )
         return sorted((challenge_from_row(row) for row in rows), key=lambda c: c.id)
+
+    async def unretired_challenges(
+        self, *, shards: Shards | None = None, limit: int = 100
+    ) -> list[Challenge]:
+        """Closed challenges whose message still owes its last edit (buttons off, how it
+        ended): owed from the transaction that closed them (expiry, an answer, an accept by a
+        person), paid with :meth:`challenge_retired`. Oldest first; ``shards`` as elsewhere."""
+        check_count("limit", limit, 1, 1000)
+        where, params = shard_filter(shards, "guild_id")
+        rows = await self._fetchall(
+            f"SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE retire_owed = 1{where} "
+            "ORDER BY id LIMIT ?",
+            (*params, limit),
+        )
+        return [challenge_from_row(row) for row in rows]
+
+    async def challenge_retired(self, challenge_id: int) -> None:
+        """The closed challenge's message shows how it ended (its debt is paid)."""
+        check_id("challenge_id", challenge_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE challenges SET retire_owed = 0 WHERE id = ? AND retire_owed = 1",
+                (challenge_id,),
+            )

@@ -158,10 +158,13 @@ class GameRepository(RatingsRepository):
             game_id = int(inserted[0][0])
             if challenge_id is not None:
                 changed = await tx.execute(
-                    "UPDATE challenges SET status = 'accepted', game_id = ? "
+                    # Accepted by a person, the challenge's message (with its buttons) is owed
+                    # its last edit; the computer's has none to take away.
+                    "UPDATE challenges SET status = 'accepted', game_id = ?, retire_owed = ? "
                     "WHERE id = ? AND status = 'open' AND channel_id = ? AND expires_at > ?",
                     (
                         game_id,
+                        int(ai_level is None),
                         challenge_id,
                         channel_id if parent_channel_id is None else parent_channel_id,
                         now,
@@ -413,6 +416,14 @@ class GameRepository(RatingsRepository):
             "SELECT MAX(at) FROM moves WHERE game_id = ? AND actor_id = ?", (game_id, user_id)
         )
         return None if row is None or row[0] is None else float(row[0])
+
+    async def last_actor(self, game_id: int) -> int | None:
+        """Who made the game's latest recorded action (None: nobody, or the game itself)."""
+        check_id("game_id", game_id)
+        row = await self._fetch_by_key(
+            "SELECT actor_id FROM moves WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
+        )
+        return None if row is None or row[0] is None else int(row[0])
 
     async def recent_games(
         self, guild_id: int, user_id: int | None = None, *, limit: int = 10

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.challenges import (
+    MESSAGE_GRACE_SECONDS,
     AlreadyAnswered,
     BadRuleOptions,
     ChallengeAlreadyOpen,
@@ -155,6 +158,21 @@ async def test_challenges_expire_on_the_clock(challenges: Challenges, clock: Fak
     expired = await challenges.expire_due(None)
     assert [c.id for c in expired] == [opened.challenge.id]
     assert await challenges.expire_due(None) == []
+    # Its message owes the "expired" edit until it is made. Without its id ten minutes after
+    # the challenge opened, the id is lost (it is stored right after the post): no edit waits.
+    (owed,) = await challenges.unretired(None)
+    assert owed.id == opened.challenge.id and owed.status == "expired"
+    assert owed.message_id is None and not challenges.message_pending(owed)
+    assert opened.minutes * 60 + 1 >= MESSAGE_GRACE_SECONDS
+    young = replace(owed, created_at=clock() - MESSAGE_GRACE_SECONDS + 1)
+    assert challenges.message_pending(young)  # its id may still come
+    await challenges.remember_message(owed.id, 4242)
+    fresh = await challenges.still_unretired(owed)
+    assert fresh is not None and fresh.message_id == 4242
+    assert not challenges.message_pending(fresh)
+    await challenges.retired(fresh)
+    assert await challenges.unretired(None) == []
+    assert await challenges.still_unretired(owed) is None
 
 
 def test_rule_options_parse_and_suggest() -> None:

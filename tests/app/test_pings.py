@@ -63,3 +63,30 @@ async def test_the_computer_is_never_pinged(db: Storage, play: Play) -> None:
     )
     assert not await play.should_ping(game, BOB)
     assert await play.should_ping(game, ALICE)
+
+
+async def test_the_turn_notice_an_edited_board_owes(
+    db: Storage, play: Play, clock: FakeClock
+) -> None:
+    """What a restart re-posts with a board edited in place just before a crash: the notice
+    of the player to act, when the last action was the other player's and they are away."""
+    game = await new_game(db)
+    assert await play.turn_notice_owed(game, ALICE) is None  # nobody has acted yet
+    await _acted(db, game.id, BOB, clock())
+    assert await play.turn_notice_owed(game, ALICE) == ALICE  # bob doubled: alice decides
+    assert await play.turn_notice_owed(game, BOB) is None  # bob acts on: no new turn
+    assert await play.turn_notice_owed(game, None) is None  # the game is over
+    await _acted(db, game.id, ALICE, clock())
+    await _acted(db, game.id, BOB, clock())
+    assert await play.turn_notice_owed(game, ALICE) is None  # alice acted just now: not away
+    await db.set_player_preferences(ALICE, now=START, pings="always")
+    assert await play.turn_notice_owed(game, ALICE) == ALICE
+
+
+async def test_no_turn_notice_against_the_computer(db: Storage, play: Play) -> None:
+    state = GameState.new("pin", ("alice", "Computer"), random.Random(1))
+    game = await db.create_game(
+        111, 333, "pin", ALICE, BOB, state.to_json(), now=START, ai_level="expert", rated=False
+    )
+    await _acted(db, game.id, BOB, START)
+    assert await play.turn_notice_owed(game, ALICE) is None

@@ -329,6 +329,7 @@ async def test_challenge_expires(table: Table, fake: FakeDiscord, bot: Backgammo
         table.alice, table.channel, "challenge", opponent=table.bob, variant="classic"
     )
     assert not (await handle.wait_initial(TIMEOUT)).ephemeral
+    message = await handle.wait_original()
     real_clock = bot.table.clock
     bot.table.clock = lambda: real_clock() + 3600  # an hour later
     cog = bot.get_cog("Games")
@@ -336,6 +337,13 @@ async def test_challenge_expires(table: Table, fake: FakeDiscord, bot: Backgammo
     late = await fake.slash(table.bob, table.channel, "accept")
     assert "no open challenge" in ((await late.wait_initial(TIMEOUT)).content or "")
     assert await table.game() is None
+    # Its message says so once, without buttons, and owes nothing: a second sweep is silent.
+    assert message.text().count("Expired: nobody accepted in time.") == 1
+    assert message.custom_ids() == []
+    assert await bot.services.db.unretired_challenges() == []
+    edits = message.edit_count
+    await cog.expire_challenges.coro(cog)  # type: ignore[union-attr]
+    assert message.edit_count == edits
 
 
 async def test_result_card_buttons(table: Table, fake: FakeDiscord) -> None:

@@ -250,3 +250,49 @@ async def test_identify_slots_are_spaced_per_bucket(db: Storage, target: str) ->
         for o in others:
             await o.close()
     assert sorted(slots) == [300.0, 305.0, 310.0, 315.0, 320.0, 325.0]
+
+
+async def test_a_closed_challenge_owes_its_message_until_retired(db: Storage) -> None:
+    """Every way out of "open" leaves the message's last edit owed, in the same transaction;
+    a computer game's challenge has no buttons to take away."""
+    expiring = await db.create_challenge(GUILD, 1, 1, 2, "classic", now=0.0, expires_at=100.0)
+    declined = await db.create_challenge(GUILD, 2, 3, 4, "classic", now=0.0, expires_at=900.0)
+    swept = await db.create_challenge(GUILD, 3, 5, 6, "classic", now=0.0, expires_at=10.0)
+    accepted = await db.create_challenge(GUILD, 4, 7, 8, "classic", now=0.0, expires_at=900.0)
+    computer = await db.create_challenge(GUILD, 5, 9, 10, "classic", now=0.0, expires_at=900.0)
+    assert not expiring.retire_owed and await db.unretired_challenges() == []
+
+    await db.expire_challenges(100.0)
+    await db.set_challenge_status(declined.id, "declined")
+    # A new challenge in the channel expires the stale one on the way.
+    await db.create_challenge(GUILD, 3, 5, 6, "classic", now=50.0, expires_at=900.0)
+    await db.create_game(GUILD, 4, "classic", 7, 8, "{}", now=60.0, challenge_id=accepted.id)
+    await db.create_game(
+        GUILD, 5, "classic", 9, 10, "{}", now=60.0, challenge_id=computer.id, ai_level="expert"
+    )
+    owed = await db.unretired_challenges()
+    assert [(c.id, c.status) for c in owed] == [
+        (expiring.id, "expired"),
+        (declined.id, "declined"),
+        (swept.id, "expired"),
+        (accepted.id, "accepted"),
+    ]
+    assert all(c.retire_owed for c in owed)
+    assert (await db.get_challenge(computer.id)).retire_owed is False  # type: ignore[union-attr]
+
+    await db.challenge_retired(declined.id)
+    await db.challenge_retired(declined.id)  # a second payment changes nothing
+    assert declined.id not in [c.id for c in await db.unretired_challenges()]
+    assert (await db.get_challenge(declined.id)).retire_owed is False  # type: ignore[union-attr]
+    assert [c.id for c in await db.unretired_challenges(limit=1)] == [expiring.id]
+    other_shard = Shards(2, (1,)) if (GUILD >> 22) % 2 == 0 else Shards(2, (0,))
+    assert await db.unretired_challenges(shards=other_shard) == []
+
+
+async def test_last_actor_is_who_acted_latest(db: Storage) -> None:
+    game = await new_game(db)
+    assert await db.last_actor(game.id) is None
+    await db.commit_action(
+        game.id, game.version, '{"turn": "o"}', [NewMove(1, "play", "8/5")], now=1001.0
+    )
+    assert await db.last_actor(game.id) == 1

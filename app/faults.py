@@ -24,6 +24,10 @@ KILL_POINTS: dict[str, str] = {
     "before_result_card": "a finished game's last board is out, its result card not posted",
     "result_card_posted": "a result card reached the channel, not yet marked shown",
     "notice_posted": "a reminder or claim notice reached the channel, not yet recorded",
+    # Tournaments (issue #36): each round paired once, each announcement posted once.
+    "tournament_paired": "a round paired (or an event started, ended) and committed, not announced",
+    "tournament_announced": "a round's or an end's announcement is out, not yet recorded",
+    "tournament_match_posted": "a match's message is out, its thread and game not recorded",
 }
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from app.errors import Refusal
+from app.faults import kill_point
 from app.table import GameTable, Outcome
 from engine import VARIANTS, get_variant
 from league.tournaments import (
@@ -68,6 +69,9 @@ DEFAULT_ARENA_MINUTES = 60
 MAX_PLAYERS = 1024
 #: Tournaments /tournament list shows.
 LIST_SIZE = 15
+#: How long a process may take to post an announcement or a match it claimed (another process
+#: of the same shard takes over after that, looking in the channel first).
+CLAIM_SECONDS = 30.0
 
 
 # --- refusals ---------------------------------------------------------------------------------
@@ -419,6 +423,7 @@ class Tournaments:
         )
         if stored is None:
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s started: %d players", tournament.id, len(entrants))
@@ -482,6 +487,7 @@ class Tournaments:
         )
         if stored is None:
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s: round %d paired", tournament.id, fresh.current_round)
@@ -492,6 +498,7 @@ class Tournaments:
             tournament.id, tournament.current_round, now=self.clock()
         ):
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s finished", tournament.id)
@@ -547,6 +554,15 @@ class Tournaments:
     async def match_posted(self, pairing: TournamentPairing, thread_id: int | None) -> None:
         await self.db.pairing_posted(pairing.id, thread_id)
 
+    async def claim_match(self, pairing: TournamentPairing) -> bool:
+        """Whether this process posts the match now: of several processes running the same
+        shard (a rolling restart), one at a time (see :data:`CLAIM_SECONDS`)."""
+        now = self.clock()
+        return await self.db.claim_pairing_post(pairing.id, now=now, until=now + CLAIM_SECONDS)
+
+    async def release_match(self, pairing: TournamentPairing) -> None:
+        await self.db.release_pairing_post(pairing.id)
+
     # --- the sweep --------------------------------------------------------------------------
 
     async def sweep(self, shards: Shards | None) -> list[Advanced]:
@@ -596,6 +612,17 @@ class Tournaments:
             ]
         except DatabaseGoneError:
             return []
+
+    async def claim_announcement(self, advanced: Advanced) -> bool:
+        """Whether this process posts the announcement now (see :meth:`claim_match`)."""
+        now = self.clock()
+        t = advanced.tournament
+        return await self.db.claim_announcement(
+            t.id, t.current_round, end=advanced.finished, now=now, until=now + CLAIM_SECONDS
+        )
+
+    async def release_announcement(self, advanced: Advanced) -> None:
+        await self.db.release_announcement(advanced.tournament.id)
 
     async def announced(self, advanced: Advanced) -> None:
         t = advanced.tournament

@@ -241,14 +241,47 @@ class TournamentRepository(StorageCore):
     async def tournament_announced(
         self, tournament_id: int, round_number: int, *, end: bool
     ) -> None:
-        """Round ``round_number``'s pairings (or, ``end``, the event's end) are out."""
+        """Round ``round_number``'s pairings (or, ``end``, the event's end) are out (its claim,
+        if any, is let go)."""
         check_id("tournament_id", tournament_id)
         async with self._write() as tx:
             await tx.execute(
                 "UPDATE tournaments SET announced_round = CASE WHEN announced_round < ? "
                 "THEN ? ELSE announced_round END, "
-                "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END WHERE id = ?",
+                "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END, "
+                "announce_claimed_until = NULL WHERE id = ?",
                 (round_number, round_number, int(end), tournament_id),
+            )
+
+    async def claim_announcement(
+        self, tournament_id: int, round_number: int, *, end: bool, now: float, until: float
+    ) -> bool:
+        """Claim posting round ``round_number``'s pairings (``end``: the event's end) until
+        ``until``: True for exactly one of several callers while that is what the event owes
+        and nobody's claim runs (a claim whose time has passed is nobody's: its process died
+        or hangs)."""
+        check_id("tournament_id", tournament_id)
+        check_count("round_number", round_number, 0, 10_000)
+        now = check_time("now", now)
+        until = check_time("until", until)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE tournaments SET announce_claimed_until = ? WHERE id = ? "
+                "AND (announce_claimed_until IS NULL OR announce_claimed_until <= ?) "
+                "AND ((? = 1 AND state IN ('finished', 'cancelled') AND announced_end = 0) "
+                "OR (? = 0 AND state = 'running' AND current_round = ? "
+                "AND announced_round < current_round))",
+                (until, tournament_id, now, int(end), int(end), round_number),
+            )
+        return changed == 1
+
+    async def release_announcement(self, tournament_id: int) -> None:
+        """Give a claim back without posting (a passing failure: the next sweep tries)."""
+        check_id("tournament_id", tournament_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE tournaments SET announce_claimed_until = NULL WHERE id = ?",
+                (tournament_id,),
             )
 
     async def set_signup_message(self, tournament_id: int, message_id: int) -> bool:
@@ -434,11 +467,34 @@ class TournamentRepository(StorageCore):
         check_optional_id("thread_id", thread_id)
         async with self._write() as tx:
             changed = await tx.execute(
-                "UPDATE tournament_pairings SET posted = 1, "
+                "UPDATE tournament_pairings SET posted = 1, post_claimed_until = NULL, "
                 "thread_id = COALESCE(thread_id, ?) WHERE id = ?",
                 (thread_id, pairing_id),
             )
         return changed == 1
+
+    async def claim_pairing_post(self, pairing_id: int, *, now: float, until: float) -> bool:
+        """Claim posting a match's message and thread until ``until`` (see
+        :meth:`claim_announcement`): True for exactly one caller while it is owed."""
+        check_id("pairing_id", pairing_id)
+        now = check_time("now", now)
+        until = check_time("until", until)
+        async with self._write() as tx:
+            changed = await tx.execute(
+                "UPDATE tournament_pairings SET post_claimed_until = ? WHERE id = ? "
+                "AND posted = 0 AND (post_claimed_until IS NULL OR post_claimed_until <= ?)",
+                (until, pairing_id, now),
+            )
+        return changed == 1
+
+    async def release_pairing_post(self, pairing_id: int) -> None:
+        """Give a match's claim back without posting (the next sweep tries again)."""
+        check_id("pairing_id", pairing_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE tournament_pairings SET post_claimed_until = NULL WHERE id = ?",
+                (pairing_id,),
+            )
 
     async def forfeit_unstarted(
         self, now: float, *, shards: Shards | None = None

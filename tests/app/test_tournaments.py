@@ -11,7 +11,7 @@ import random
 import pytest
 from PIL import Image
 
-from app.league import ClaimTooEarly, League
+from app.league import ClaimTooEarly, League, Reminders
 from app.table import GameTable
 from app.tournaments import (
     AlreadyJoined,
@@ -297,3 +297,54 @@ async def test_a_player_who_does_not_act_loses_by_a_claim_after_the_events_time(
     assert done is not None and (done.state, done.winner_id) == ("finished", waiting)
     advanced = await events.sweep(None)
     assert len(advanced) == 1 and advanced[0].finished
+
+
+async def test_the_claim_notice_comes_when_claim_allows_it_at_the_events_time(
+    events: Tournaments, table: GameTable, db: Storage, clock: FakeClock
+) -> None:
+    """In a match the waiting player is told they may claim when /claim allows it: after the
+    event's 30 minutes (not the server's three days), and the notice says 30 minutes."""
+    tournament = await create(events, "knockout", minutes=30)
+    for player in PLAYERS[:2]:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    (pairing,) = started.paired
+    outcome = await events.start_match(started.tournament, pairing, ("a", "b"), 600_002)
+    assert outcome is not None
+    league = League(db, table, clock)
+    reminders = Reminders(db, table, clock)
+    state = table.state_of(outcome.game)
+    waiting = outcome.game.player_o if state.mover == 0 else outcome.game.player_x
+    clock.advance(29 * 60)
+    assert [n async for n in reminders.due()] == []
+    with pytest.raises(ClaimTooEarly):
+        await league.claim(GUILD, 600_002, waiting)
+    clock.advance(60)
+    [notice] = [n async for n in reminders.due()]
+    assert notice.claim and notice.waiting_user == waiting
+    assert notice.claim_after_seconds == 30 * 60
+    assert await reminders.sent(notice)
+    assert [n async for n in reminders.due()] == []  # told once
+    claimed = await league.claim(GUILD, 600_002, waiting)
+    assert claimed.outcome.finished is not None
+
+
+async def test_a_servers_shorter_claim_time_holds_in_matches_too(
+    events: Tournaments, table: GameTable, db: Storage, clock: FakeClock
+) -> None:
+    await db.set_guild_settings(GUILD, reminder_after_seconds=600, claim_after_seconds=3600)
+    tournament = await create(events, "knockout", minutes=24 * 60)
+    for player in PLAYERS[:2]:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    (pairing,) = started.paired
+    outcome = await events.start_match(started.tournament, pairing, ("a", "b"), 600_003)
+    assert outcome is not None
+    reminders = Reminders(db, table, clock)
+    state = table.state_of(outcome.game)
+    waiting = outcome.game.player_o if state.mover == 0 else outcome.game.player_x
+    clock.advance(3600)
+    [notice] = [n async for n in reminders.due()]
+    assert notice.claim and notice.claim_after_seconds == 3600
+    claimed = await League(db, table, clock).claim(GUILD, 600_003, waiting)
+    assert claimed.idle_seconds == 3600

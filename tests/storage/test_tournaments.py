@@ -340,3 +340,27 @@ async def test_one_caller_at_a_time_claims_posting_a_match(target: str) -> None:
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_match_game_is_claimable_at_the_events_time_if_shorter(db: Storage) -> None:
+    """The server's claim time is 72 h (the default): a match of an event whose time limit is
+    30 minutes is claimable after 30 minutes, one with a 30-day limit after 72 h."""
+    quick = await _registered(db, 2, minutes=30)
+    slow = await _registered(db, 2, minutes=30 * 24 * 60)
+    games = []
+    for tid, thread in ((quick, 5000), (slow, 5001)):
+        paired = await db.pair_round(tid, 0, [NewPairing(1, 1, 2)], now=0.0)
+        assert paired is not None
+        game = await db.create_game(
+            GUILD, thread, "classic", 1, 2, "{}", now=0.0, pairing_id=paired[0].id,
+            parent_channel_id=CHANNEL,
+        )  # fmt: skip
+        games.append(game)
+    plain = await db.create_game(GUILD, 5002, "classic", 3, 4, "{}", now=0.0)
+    assert await db.claimable_games(now=30 * 60 - 1) == []
+    assert [g.id for g in await db.claimable_games(now=30 * 60)] == [games[0].id]
+    assert [g.id for g in await db.claimable_games(now=72 * 3600)] == [
+        games[0].id,
+        games[1].id,
+        plain.id,
+    ]

@@ -187,6 +187,12 @@ class Advanced:
     tournament: Tournament
     paired: list[TournamentPairing]
     finished: bool = False
+    #: The round ``paired`` is (None: the event's current round).
+    round: int | None = None
+
+    @property
+    def round_number(self) -> int:
+        return self.tournament.current_round if self.round is None else self.round
 
 
 @dataclass(frozen=True)
@@ -599,17 +605,25 @@ class Tournaments:
                 return done
         return done
 
-    async def owed_announcements(self, shards: Shards | None) -> list[Advanced]:
-        """What events (in ``shards``' guilds) owe their channel: a round paired or an end,
-        recorded by the transaction that did it; :meth:`announced` once it is out."""
+    async def owed_announcements(self, shards: Shards | None) -> list[list[Advanced]]:
+        """What events (in ``shards``' guilds) owe their channel, each event's in order:
+        every round paired and not announced (an arena only its first), then its end;
+        recorded by the transaction that did it; :meth:`announced` once each is out. A round
+        the event moved past before it was announced (a process that died holding its claim)
+        is still announced, with its results."""
         try:
-            owed = await self.db.unannounced_tournaments(shards=shards)
-            return [
-                Advanced(t, [], finished=True)
-                if t.state != "running"
-                else Advanced(t, await self.db.tournament_pairings(t.id, t.current_round))
-                for t in owed
-            ]
+            owed = []
+            for t in await self.db.unannounced_tournaments(shards=shards):
+                last = 1 if t.format == Format.ARENA.value else t.current_round
+                items = [
+                    Advanced(t, await self.db.tournament_pairings(t.id, number), round=number)
+                    for number in range(t.announced_round + 1, last + 1)
+                    if t.state != "cancelled"
+                ]
+                if t.state != "running":
+                    items.append(Advanced(t, [], finished=True))
+                owed.append(items)
+            return owed
         except DatabaseGoneError:
             return []
 
@@ -618,7 +632,7 @@ class Tournaments:
         now = self.clock()
         t = advanced.tournament
         return await self.db.claim_announcement(
-            t.id, t.current_round, end=advanced.finished, now=now, until=now + CLAIM_SECONDS
+            t.id, advanced.round_number, end=advanced.finished, now=now, until=now + CLAIM_SECONDS
         )
 
     async def release_announcement(self, advanced: Advanced) -> None:
@@ -626,7 +640,7 @@ class Tournaments:
 
     async def announced(self, advanced: Advanced) -> None:
         t = advanced.tournament
-        await self.db.tournament_announced(t.id, t.current_round, end=advanced.finished)
+        await self.db.tournament_announced(t.id, advanced.round_number, end=advanced.finished)
 
     # --- views and ends ---------------------------------------------------------------------
 

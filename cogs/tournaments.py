@@ -507,19 +507,10 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             # each announcement is owed from the commit that made it, claimed by one process
             # at a time (a rolling restart runs a shard twice), and looked for in the channel
             # before it is posted (a kill after the post, long before this restart).
-            for advanced in await self.events.owed_announcements(shards):
-                if not await self.events.claim_announcement(advanced):
-                    continue  # another process of this shard is on it
-                try:
-                    done = await self._announce(advanced)
-                except (OSError, TimeoutError) as exc:
-                    log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
-                    done = False
-                if done:
-                    kill_point("tournament_announced")
-                    await self.events.announced(advanced)
-                else:
-                    await self.events.release_announcement(advanced)
+            for owed in await self.events.owed_announcements(shards):
+                for advanced in owed:  # in order: the event's later ones wait for this one
+                    if not await self._announce_once(advanced):
+                        break
             for t, pairing in await self.events.owed(shards):
                 if not await self.events.claim_match(pairing):
                     continue
@@ -529,12 +520,28 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                     log.warning("could not post tournament match %s: %s", pairing.id, exc)
                     await self.events.release_match(pairing)
 
+    async def _announce_once(self, advanced: Advanced) -> bool:
+        """Claim, post and record one owed announcement; whether it is done with."""
+        if not await self.events.claim_announcement(advanced):
+            return False  # another process of this shard is on it
+        try:
+            done = await self._announce(advanced)
+        except (OSError, TimeoutError) as exc:
+            log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
+            done = False
+        if not done:
+            await self.events.release_announcement(advanced)
+            return False
+        kill_point("tournament_announced")
+        await self.events.announced(advanced)
+        return True
+
     def _round_text(self, advanced: Advanced) -> str:
         t = advanced.tournament
-        if t.format == "arena" and t.current_round > 1:
+        if t.format == "arena" and advanced.round_number > 1:
             head = f"**{t.name}**: new pairings"
         else:
-            head = f"**{t.name}**, round {t.current_round}" + (
+            head = f"**{t.name}**, round {advanced.round_number}" + (
                 f" of {t.rounds}" if t.rounds else ""
             )
         return "\n".join([head + ":", *map(pairing_line, advanced.paired)])
@@ -560,10 +567,13 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             await self._refresh_signup(t)
             return True
         text = clip(self._round_text(advanced))
-        out = await self._already_posted(t.channel_id, text, t.round_started_at) is not None
-        if not out and not await self._say(t.channel_id, text, nonce=f"tr{t.id}r{t.current_round}"):
+        number = advanced.round_number
+        # Paired by one commit: its pairings' time (the current round's start, or earlier).
+        since = min((p.created_at for p in advanced.paired), default=t.round_started_at)
+        out = await self._already_posted(t.channel_id, text, since) is not None
+        if not out and not await self._say(t.channel_id, text, nonce=f"tr{t.id}r{number}"):
             return False
-        if t.current_round == 1:
+        if number == 1:
             await self._refresh_signup(t)  # closed by the start (command or clock)
         return True
 

@@ -39,7 +39,7 @@ from storage.rows import Row
 TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, name, format, variant, match_length, rounds, minutes, starts_at, "
     "rated, max_players, state, current_round, round_started_at, organiser_id, "
-    "signup_message_id, created_at, started_at, finished_at"
+    "signup_message_id, created_at, started_at, finished_at, announced_round"
 )
 ENTRANT_COLUMNS = "tournament_id, user_id, joined_order, rating, withdrawn"
 PAIRING_COLUMNS = (
@@ -226,8 +226,9 @@ class TournamentRepository(StorageCore):
 
     async def unannounced_tournaments(self, *, shards: Shards | None = None) -> list[Tournament]:
         """Events (in ``shards``' guilds) that owe their channel an announcement, oldest first:
-        a finished or cancelled one its end, a running one its current round's pairings (an
-        arena only its first round's: its later matches have their own messages)."""
+        a finished or cancelled one its end (and the rounds it has not announced), a running
+        one the pairings of the rounds after ``announced_round`` (an arena only its first
+        round's: its later matches have their own messages)."""
         where, params = shard_filter(shards, "guild_id")
         rows = await self._fetchall(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments "
@@ -257,9 +258,9 @@ class TournamentRepository(StorageCore):
         self, tournament_id: int, round_number: int, *, end: bool, now: float, until: float
     ) -> bool:
         """Claim posting round ``round_number``'s pairings (``end``: the event's end) until
-        ``until``: True for exactly one of several callers while that is what the event owes
-        and nobody's claim runs (a claim whose time has passed is nobody's: its process died
-        or hangs)."""
+        ``until``: True for exactly one of several callers while that is owed (a round paired
+        and not announced, of a running or finished event) and nobody's claim runs (a claim
+        whose time has passed is nobody's: its process died or hangs)."""
         check_id("tournament_id", tournament_id)
         check_count("round_number", round_number, 0, 10_000)
         now = check_time("now", now)
@@ -269,9 +270,9 @@ class TournamentRepository(StorageCore):
                 "UPDATE tournaments SET announce_claimed_until = ? WHERE id = ? "
                 "AND (announce_claimed_until IS NULL OR announce_claimed_until <= ?) "
                 "AND ((? = 1 AND state IN ('finished', 'cancelled') AND announced_end = 0) "
-                "OR (? = 0 AND state = 'running' AND current_round = ? "
-                "AND announced_round < current_round))",
-                (until, tournament_id, now, int(end), int(end), round_number),
+                "OR (? = 0 AND state IN ('running', 'finished') AND announced_round < ? "
+                "AND ? <= current_round))",
+                (until, tournament_id, now, int(end), int(end), round_number, round_number),
             )
         return changed == 1
 

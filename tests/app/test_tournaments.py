@@ -348,3 +348,32 @@ async def test_a_servers_shorter_claim_time_holds_in_matches_too(
     assert notice.claim and notice.claim_after_seconds == 3600
     claimed = await League(db, table, clock).claim(GUILD, 600_003, waiting)
     assert claimed.idle_seconds == 3600
+
+
+async def test_rounds_not_announced_stay_owed_in_order_after_the_event_moves_on(
+    events: Tournaments, table: GameTable, db: Storage
+) -> None:
+    """A process died holding round 1's announcement; the event went on meanwhile: round 1,
+    round 2 and the end are each still owed, in that order, until announced."""
+    tournament = await create(events, "knockout")
+    for player in PLAYERS[:4]:
+        await events.join(tournament, player)
+    await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    assert await play_round(events, table, loser_of={}) == 2
+    assert [a.tournament.current_round for a in await events.sweep(None)] == [2]
+    assert await play_round(events, table, loser_of={}) == 1
+    assert [a.finished for a in await events.sweep(None)] == [True]
+    [owed] = await events.owed_announcements(None)
+    assert [(a.round_number, a.finished) for a in owed] == [(1, False), (2, False), (2, True)]
+    assert [len(a.paired) for a in owed] == [2, 1, 0]
+    assert all(p.state == "finished" for a in owed for p in a.paired)  # shown with results
+    # Each is claimed by one process at a time and recorded once out.
+    assert await events.claim_announcement(owed[0])
+    assert not await events.claim_announcement(owed[0])
+    await events.announced(owed[0])
+    [left] = await events.owed_announcements(None)
+    assert [(a.round_number, a.finished) for a in left] == [(2, False), (2, True)]
+    for advanced in left:
+        assert await events.claim_announcement(advanced)
+        await events.announced(advanced)
+    assert await events.owed_announcements(None) == []

@@ -7,7 +7,10 @@ itself with SIGKILL the Nth time (N random, 1 to 3) it reaches one kill point of
 ``app/faults.py``: right after a commit, while the computer thinks, right after a board was
 posted or edited but before that was written down, around the result card, right after a
 reminder. A new process is then started on the same database and the try counts the messages
-(see ``tests/e2e/crash_points.py`` for what counts as a failure). It prints, per kill point,
+(see ``tests/e2e/crash_points.py`` for what counts as a failure). At a tournament's kill points
+(``tournament_*``) a try runs a 4-player knockout to its end instead, killed the Nth time (1 to
+3) and restarted, and counts its rounds, announcements and match messages
+(``tests/e2e/tournament_crash.py``). It prints, per kill point,
 the tries, how many of them the kill happened in (a game may end before the Nth time), the
 failures, and the first failure's description; it asserts nothing.
 

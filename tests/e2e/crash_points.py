@@ -299,6 +299,12 @@ def points() -> list[str]:
 async def one_try(point: str, rng: random.Random, root: Path = ROOT) -> Try:
     """A try at ``point`` with a random kill instant, in a scratch folder."""
     with tempfile.TemporaryDirectory(prefix="kill-points-") as folder:
+        if point.startswith("tournament_"):
+            from .tournament_crash import LAST_KILL as EVENT_KILLS  # imports this module
+            from .tournament_crash import tournament_try
+
+            nth = rng.randint(1, EVENT_KILLS[point])
+            return await tournament_try(point, nth, Path(folder), root)
         if point == "notice_posted":
             return await notice_try(rng.randrange(1000), Path(folder), root)
         nth = rng.randint(1, LAST_KILL[point])

@@ -560,9 +560,10 @@ class Tournaments:
     async def match_posted(self, pairing: TournamentPairing, thread_id: int | None) -> None:
         await self.db.pairing_posted(pairing.id, thread_id)
 
-    async def claim_match(self, pairing: TournamentPairing) -> bool:
+    async def claim_match(self, pairing: TournamentPairing) -> int:
         """Whether this process posts the match now: of several processes running the same
-        shard (a rolling restart), one at a time (see :data:`CLAIM_SECONDS`)."""
+        shard (a rolling restart), one at a time (see :data:`CLAIM_SECONDS`). 0: not now;
+        else which attempt this is (from 2 on, look for the post already out)."""
         now = self.clock()
         return await self.db.claim_pairing_post(pairing.id, now=now, until=now + CLAIM_SECONDS)
 
@@ -627,7 +628,7 @@ class Tournaments:
         except DatabaseGoneError:
             return []
 
-    async def claim_announcement(self, advanced: Advanced) -> bool:
+    async def claim_announcement(self, advanced: Advanced) -> int:
         """Whether this process posts the announcement now (see :meth:`claim_match`)."""
         now = self.clock()
         t = advanced.tournament

@@ -512,20 +512,22 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                     if not await self._announce_once(advanced):
                         break
             for t, pairing in await self.events.owed(shards):
-                if not await self.events.claim_match(pairing):
+                attempt = await self.events.claim_match(pairing)
+                if not attempt:
                     continue
                 try:
-                    await self._post_pairing(t, pairing)
+                    await self._post_pairing(t, pairing, retry=attempt > 1)
                 except (discord.HTTPException, OSError, TimeoutError) as exc:
                     log.warning("could not post tournament match %s: %s", pairing.id, exc)
                     await self.events.release_match(pairing)
 
     async def _announce_once(self, advanced: Advanced) -> bool:
         """Claim, post and record one owed announcement; whether it is done with."""
-        if not await self.events.claim_announcement(advanced):
+        attempt = await self.events.claim_announcement(advanced)
+        if not attempt:
             return False  # another process of this shard is on it
         try:
-            done = await self._announce(advanced)
+            done = await self._announce(advanced, retry=attempt > 1)
         except (OSError, TimeoutError) as exc:
             log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
             done = False
@@ -546,21 +548,22 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             )
         return "\n".join([head + ":", *map(pairing_line, advanced.paired)])
 
-    async def _announce(self, advanced: Advanced) -> bool:
-        """Post what ``advanced`` owes the event's channel, unless it is there already; whether
-        it is done with (see :meth:`_say`)."""
+    async def _announce(self, advanced: Advanced, *, retry: bool) -> bool:
+        """Post what ``advanced`` owes the event's channel, unless (``retry``: an earlier
+        attempt may have got it out) it is there already; whether it is done with (see
+        :meth:`_say`)."""
         t = advanced.tournament
         if advanced.finished:
             since = t.finished_at
             if t.state == "cancelled":
                 text = f"**{t.name}** did not start: not enough players signed up."
-                out = await self._already_posted(t.channel_id, text, since) is not None
+                out = retry and await self._already_posted(t.channel_id, text, since) is not None
                 if not out and not await self._say(t.channel_id, text, nonce=f"tf{t.id}"):
                     return False
             else:
                 view = await self.events.standings(t)
                 text = standings_text(view)
-                if await self._already_posted(t.channel_id, text, since) is None:
+                if not retry or await self._already_posted(t.channel_id, text, since) is None:
                     picture = await self._picture(view)
                     if not await self._say(t.channel_id, text, nonce=f"tf{t.id}", picture=picture):
                         return False
@@ -570,7 +573,7 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         number = advanced.round_number
         # Paired by one commit: its pairings' time (the current round's start, or earlier).
         since = min((p.created_at for p in advanced.paired), default=t.round_started_at)
-        out = await self._already_posted(t.channel_id, text, since) is not None
+        out = retry and await self._already_posted(t.channel_id, text, since) is not None
         if not out and not await self._say(t.channel_id, text, nonce=f"tr{t.id}r{number}"):
             return False
         if number == 1:
@@ -598,8 +601,11 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
             log.info("could not read the history of channel %s: %s", channel_id, exc)
         return None
 
-    async def _post_pairing(self, t: Tournament, pairing: TournamentPairing) -> None:
-        """The match's message pinging both players once, its thread, and its game there."""
+    async def _post_pairing(
+        self, t: Tournament, pairing: TournamentPairing, *, retry: bool
+    ) -> None:
+        """The match's message pinging both players once, its thread, and its game there
+        (``retry``: an earlier attempt may have got the message out: adopted if so)."""
         assert pairing.second_id is not None
         thread_id = pairing.thread_id
         if pairing.game_id is None:
@@ -617,9 +623,11 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                 f"{plural(t.match_length, 'point')}) is in this thread."
             )
             # Out already when a kill came before its record: the players are pinged once.
-            message = await self._already_posted(
-                t.channel_id, text, pairing.created_at, where=channel
-            )
+            message = None
+            if retry:
+                message = await self._already_posted(
+                    t.channel_id, text, pairing.created_at, where=channel
+                )
             if message is None:
                 message = await channel.send(
                     text,

@@ -250,31 +250,34 @@ class TournamentRepository(StorageCore):
                 "UPDATE tournaments SET announced_round = CASE WHEN announced_round < ? "
                 "THEN ? ELSE announced_round END, "
                 "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END, "
-                "announce_claimed_until = NULL WHERE id = ?",
+                "announce_claimed_until = NULL, announce_attempts = 0 WHERE id = ?",
                 (round_number, round_number, int(end), tournament_id),
             )
 
     async def claim_announcement(
         self, tournament_id: int, round_number: int, *, end: bool, now: float, until: float
-    ) -> bool:
+    ) -> int:
         """Claim posting round ``round_number``'s pairings (``end``: the event's end) until
-        ``until``: True for exactly one of several callers while that is owed (a round paired
+        ``until``: for exactly one of several callers while that is owed (a round paired
         and not announced, of a running or finished event) and nobody's claim runs (a claim
-        whose time has passed is nobody's: its process died or hangs)."""
+        whose time has passed is nobody's: its process died or hangs). Returns which attempt
+        at what the event owes this is (from 2 on, an earlier one may have got it out), 0 if
+        not claimed."""
         check_id("tournament_id", tournament_id)
         check_count("round_number", round_number, 0, 10_000)
         now = check_time("now", now)
         until = check_time("until", until)
         async with self._write() as tx:
-            changed = await tx.execute(
-                "UPDATE tournaments SET announce_claimed_until = ? WHERE id = ? "
+            rows = await tx.fetchall(
+                "UPDATE tournaments SET announce_claimed_until = ?, "
+                "announce_attempts = announce_attempts + 1 WHERE id = ? "
                 "AND (announce_claimed_until IS NULL OR announce_claimed_until <= ?) "
                 "AND ((? = 1 AND state IN ('finished', 'cancelled') AND announced_end = 0) "
                 "OR (? = 0 AND state IN ('running', 'finished') AND announced_round < ? "
-                "AND ? <= current_round))",
+                "AND ? <= current_round)) RETURNING announce_attempts",
                 (until, tournament_id, now, int(end), int(end), round_number, round_number),
             )
-        return changed == 1
+        return int(rows[0][0]) if rows else 0
 
     async def release_announcement(self, tournament_id: int) -> None:
         """Give a claim back without posting (a passing failure: the next sweep tries)."""
@@ -474,19 +477,22 @@ class TournamentRepository(StorageCore):
             )
         return changed == 1
 
-    async def claim_pairing_post(self, pairing_id: int, *, now: float, until: float) -> bool:
+    async def claim_pairing_post(self, pairing_id: int, *, now: float, until: float) -> int:
         """Claim posting a match's message and thread until ``until`` (see
-        :meth:`claim_announcement`): True for exactly one caller while it is owed."""
+        :meth:`claim_announcement`): for exactly one caller while it is owed. Returns which
+        attempt this is, 0 if not claimed."""
         check_id("pairing_id", pairing_id)
         now = check_time("now", now)
         until = check_time("until", until)
         async with self._write() as tx:
-            changed = await tx.execute(
-                "UPDATE tournament_pairings SET post_claimed_until = ? WHERE id = ? "
-                "AND posted = 0 AND (post_claimed_until IS NULL OR post_claimed_until <= ?)",
+            rows = await tx.fetchall(
+                "UPDATE tournament_pairings SET post_claimed_until = ?, "
+                "post_attempts = post_attempts + 1 WHERE id = ? AND posted = 0 "
+                "AND (post_claimed_until IS NULL OR post_claimed_until <= ?) "
+                "RETURNING post_attempts",
                 (until, pairing_id, now),
             )
-        return changed == 1
+        return int(rows[0][0]) if rows else 0
 
     async def release_pairing_post(self, pairing_id: int) -> None:
         """Give a match's claim back without posting (the next sweep tries again)."""

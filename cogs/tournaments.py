@@ -581,7 +581,12 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         return True
 
     async def _already_posted(
-        self, channel_id: int, text: str, since: float | None, *, where: Any = None
+        self,
+        channel_id: int,
+        text: str,
+        since: float | None,
+        *,
+        where: discord.abc.Messageable | None = None,
     ) -> discord.Message | None:
         """The bot's message in the channel whose first line is ``text``'s, posted after the
         commit at ``since`` that made it owed: a post that got out before its record was lost

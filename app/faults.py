@@ -28,6 +28,10 @@ KILL_POINTS: dict[str, str] = {
     "yet marked shown",
     "challenge_closed": "a challenge expired (or was answered), its message not yet edited",
     "challenge_retired": "a closed challenge's message was edited, not yet marked tidied",
+    # Tournaments (issue #36): each round paired once, each announcement posted once.
+    "tournament_paired": "a round paired (or an event started, ended) and committed, not announced",
+    "tournament_announced": "a round's or an end's announcement is out, not yet recorded",
+    "tournament_match_posted": "a match's message is out, its thread and game not recorded",
 }
 
 

@@ -387,12 +387,9 @@ class League:
         state = self.table.state_of(game)
         if state.mover == seat:
             raise ClaimOnOwnTurn()
-        needed = (await self.db.get_guild_settings(guild_id)).claim_after_seconds
-        match = await self.db.tournament_of_game(game.id)
-        event = None if match is None else await self.db.get_tournament(match.tournament_id)
-        if event is not None:
-            # A tournament match: the event's time limit, when it is the shorter.
-            needed = min(needed, event.minutes * 60)
+        needed = await claim_seconds(
+            self.db, game, (await self.db.get_guild_settings(guild_id)).claim_after_seconds
+        )
         idle = game.idle_seconds(self.clock())
         if needed - idle > 0:
             raise ClaimTooEarly(state.players[state.mover], idle, needed)
@@ -409,6 +406,18 @@ class League:
             except ConflictError:
                 raise SimultaneousAction() from None
         return Claim(outcome, GameTable.user_of(game, state.mover), idle, fresh.board_message_id)
+
+
+async def claim_seconds(db: Storage, game: Game, server_seconds: int) -> int:
+    """How long ``game`` must be idle before the waiting player may claim it: the server's
+    claim time ``server_seconds``; in a tournament match the event's time limit when it is the
+    shorter. /claim and the claim notices both ask here (storage's ``claimable_games`` finds
+    the games by the same rule)."""
+    match = await db.tournament_of_game(game.id)
+    event = None if match is None else await db.get_tournament(match.tournament_id)
+    if event is None:
+        return server_seconds
+    return min(server_seconds, event.minutes * 60)
 
 
 class Reminders:
@@ -433,10 +442,11 @@ class Reminders:
             seen.add(game.id)
             if game.guild_id not in settings:
                 settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
-            claim_at = game.last_action_at + settings[game.guild_id].claim_after_seconds
+            needed = await claim_seconds(self.db, game, settings[game.guild_id].claim_after_seconds)
+            claim_at = game.last_action_at + needed
             if game.reminded_at is not None and game.reminded_at >= claim_at:
                 continue  # already told in this idle period
-            notice = await self._claim_notice(game, now, settings[game.guild_id], claim=True)
+            notice = await self._claim_notice(game, now, needed, claim=True)
             if notice is not None:
                 yield notice
         for game in await self.db.games_needing_reminder(now, shards=shards):
@@ -444,12 +454,13 @@ class Reminders:
                 continue
             if game.guild_id not in settings:
                 settings[game.guild_id] = await self.db.get_guild_settings(game.guild_id)
-            notice = await self._claim_notice(game, now, settings[game.guild_id], claim=False)
+            needed = await claim_seconds(self.db, game, settings[game.guild_id].claim_after_seconds)
+            notice = await self._claim_notice(game, now, needed, claim=False)
             if notice is not None:
                 yield notice
 
     async def _claim_notice(
-        self, game: Game, now: float, settings: GuildSettings, *, claim: bool
+        self, game: Game, now: float, claim_after: int, *, claim: bool
     ) -> Notice | None:
         async with self.table.lock(game.channel_id):
             fresh = await self.db.get_game(game.id)
@@ -472,7 +483,7 @@ class Reminders:
                 GameTable.user_of(fresh, state.mover),
                 GameTable.user_of(fresh, 1 - state.mover),
                 fresh.idle_seconds(now),
-                settings.claim_after_seconds,
+                claim_after,
                 now,
             )
 

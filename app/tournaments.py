@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from app.errors import Refusal
+from app.faults import kill_point
 from app.table import GameTable, Outcome
 from engine import VARIANTS, get_variant
 from league.tournaments import (
@@ -68,6 +69,9 @@ DEFAULT_ARENA_MINUTES = 60
 MAX_PLAYERS = 1024
 #: Tournaments /tournament list shows.
 LIST_SIZE = 15
+#: How long a process may take to post an announcement or a match it claimed (another process
+#: of the same shard takes over after that, looking in the channel first).
+CLAIM_SECONDS = 30.0
 
 
 # --- refusals ---------------------------------------------------------------------------------
@@ -183,6 +187,12 @@ class Advanced:
     tournament: Tournament
     paired: list[TournamentPairing]
     finished: bool = False
+    #: The round ``paired`` is (None: the event's current round).
+    round: int | None = None
+
+    @property
+    def round_number(self) -> int:
+        return self.tournament.current_round if self.round is None else self.round
 
 
 @dataclass(frozen=True)
@@ -419,6 +429,7 @@ class Tournaments:
         )
         if stored is None:
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s started: %d players", tournament.id, len(entrants))
@@ -482,6 +493,7 @@ class Tournaments:
         )
         if stored is None:
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s: round %d paired", tournament.id, fresh.current_round)
@@ -492,6 +504,7 @@ class Tournaments:
             tournament.id, tournament.current_round, now=self.clock()
         ):
             return None
+        kill_point("tournament_paired")
         fresh = await self.db.get_tournament(tournament.id)
         assert fresh is not None
         log.info("tournament %s finished", tournament.id)
@@ -547,6 +560,16 @@ class Tournaments:
     async def match_posted(self, pairing: TournamentPairing, thread_id: int | None) -> None:
         await self.db.pairing_posted(pairing.id, thread_id)
 
+    async def claim_match(self, pairing: TournamentPairing) -> int:
+        """Whether this process posts the match now: of several processes running the same
+        shard (a rolling restart), one at a time (see :data:`CLAIM_SECONDS`). 0: not now;
+        else which attempt this is (from 2 on, look for the post already out)."""
+        now = self.clock()
+        return await self.db.claim_pairing_post(pairing.id, now=now, until=now + CLAIM_SECONDS)
+
+    async def release_match(self, pairing: TournamentPairing) -> None:
+        await self.db.release_pairing_post(pairing.id)
+
     # --- the sweep --------------------------------------------------------------------------
 
     async def sweep(self, shards: Shards | None) -> list[Advanced]:
@@ -583,23 +606,42 @@ class Tournaments:
                 return done
         return done
 
-    async def owed_announcements(self, shards: Shards | None) -> list[Advanced]:
-        """What events (in ``shards``' guilds) owe their channel: a round paired or an end,
-        recorded by the transaction that did it; :meth:`announced` once it is out."""
+    async def owed_announcements(self, shards: Shards | None) -> list[list[Advanced]]:
+        """What events (in ``shards``' guilds) owe their channel, each event's in order:
+        every round paired and not announced (an arena only its first), then its end;
+        recorded by the transaction that did it; :meth:`announced` once each is out. A round
+        the event moved past before it was announced (a process that died holding its claim)
+        is still announced, with its results."""
         try:
-            owed = await self.db.unannounced_tournaments(shards=shards)
-            return [
-                Advanced(t, [], finished=True)
-                if t.state != "running"
-                else Advanced(t, await self.db.tournament_pairings(t.id, t.current_round))
-                for t in owed
-            ]
+            owed = []
+            for t in await self.db.unannounced_tournaments(shards=shards):
+                last = 1 if t.format == Format.ARENA.value else t.current_round
+                items = [
+                    Advanced(t, await self.db.tournament_pairings(t.id, number), round=number)
+                    for number in range(t.announced_round + 1, last + 1)
+                    if t.state != "cancelled"
+                ]
+                if t.state != "running":
+                    items.append(Advanced(t, [], finished=True))
+                owed.append(items)
+            return owed
         except DatabaseGoneError:
             return []
 
+    async def claim_announcement(self, advanced: Advanced) -> int:
+        """Whether this process posts the announcement now (see :meth:`claim_match`)."""
+        now = self.clock()
+        t = advanced.tournament
+        return await self.db.claim_announcement(
+            t.id, advanced.round_number, end=advanced.finished, now=now, until=now + CLAIM_SECONDS
+        )
+
+    async def release_announcement(self, advanced: Advanced) -> None:
+        await self.db.release_announcement(advanced.tournament.id)
+
     async def announced(self, advanced: Advanced) -> None:
         t = advanced.tournament
-        await self.db.tournament_announced(t.id, t.current_round, end=advanced.finished)
+        await self.db.tournament_announced(t.id, advanced.round_number, end=advanced.finished)
 
     # --- views and ends ---------------------------------------------------------------------
 

@@ -10,7 +10,10 @@ posted or edited but before that was written down, around the result card, right
 reminder; the same in the bot's DM and where only interactions reach the channel (a user
 install); around a turn notice and a challenge's expiry (``tests/e2e/crash_attacks.py`` names
 every attack). A new process is then started on the same database and the try counts the messages
-(see ``tests/e2e/crash_points.py`` for what counts as a failure). It prints, per attack,
+(see ``tests/e2e/crash_points.py`` for what counts as a failure). At a tournament's kill points
+(``tournament_*``) a try runs a 4-player knockout to its end instead, killed the Nth time (1 to
+3) and restarted, and counts its rounds, announcements and match messages
+(``tests/e2e/tournament_crash.py``). It prints, per attack,
 the tries, how many of them the kill happened in (a game may end before the Nth time), the
 failures, the tries whose only fault is out of the bot's reach (``reach``: an older board's
 buttons where only interactions reach the channel, documented), and the first failure's

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import io
 import logging
 from typing import Any, Self
@@ -20,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.errors import Refusal
+from app.faults import kill_point
 from app.services import Services
 from app.tournaments import (
     Advanced,
@@ -44,6 +46,10 @@ SWEEP_SECONDS = 20.0
 NO_PINGS = discord.AllowedMentions.none()
 MAX_TEXT = 1900
 STANDINGS_FILE = "standings.png"
+#: Messages read after an owed post's commit when looking for the post already out.
+HISTORY_LIMIT = 100
+#: How much earlier than our clock Discord's may stamp a message (the search starts there).
+CLOCK_SLACK_SECONDS = 15.0
 
 Rounds = app_commands.Transform[int, WholeNumber("The number of rounds", 1, 64)]
 Minutes = app_commands.Transform[int, WholeNumber("The number of minutes", 1, 60 * 24 * 30)]
@@ -484,59 +490,113 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
         async with self._posting:
             await self.events.sweep(shards)
             # What the sweep did, and whatever a process that died before announcing it left:
-            # each announcement is owed from the commit that made it, posted with a nonce.
-            for advanced in await self.events.owed_announcements(shards):
-                try:
-                    done = await self._announce(advanced)
-                except (OSError, TimeoutError) as exc:
-                    log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
-                    continue
-                if done:
-                    await self.events.announced(advanced)
+            # each announcement is owed from the commit that made it, claimed by one process
+            # at a time (a rolling restart runs a shard twice), and looked for in the channel
+            # before it is posted (a kill after the post, long before this restart).
+            for owed in await self.events.owed_announcements(shards):
+                for advanced in owed:  # in order: the event's later ones wait for this one
+                    if not await self._announce_once(advanced):
+                        break
             for t, pairing in await self.events.owed(shards):
+                attempt = await self.events.claim_match(pairing)
+                if not attempt:
+                    continue
                 try:
-                    await self._post_pairing(t, pairing)
+                    await self._post_pairing(t, pairing, retry=attempt > 1)
                 except (discord.HTTPException, OSError, TimeoutError) as exc:
                     log.warning("could not post tournament match %s: %s", pairing.id, exc)
+                    await self.events.release_match(pairing)
+
+    async def _announce_once(self, advanced: Advanced) -> bool:
+        """Claim, post and record one owed announcement; whether it is done with."""
+        attempt = await self.events.claim_announcement(advanced)
+        if not attempt:
+            return False  # another process of this shard is on it
+        try:
+            done = await self._announce(advanced, retry=attempt > 1)
+        except (OSError, TimeoutError) as exc:
+            log.warning("could not announce tournament %s: %s", advanced.tournament.id, exc)
+            done = False
+        if not done:
+            await self.events.release_announcement(advanced)
+            return False
+        kill_point("tournament_announced")
+        await self.events.announced(advanced)
+        return True
 
     def _round_text(self, advanced: Advanced) -> str:
         t = advanced.tournament
-        if t.format == "arena" and t.current_round > 1:
+        if t.format == "arena" and advanced.round_number > 1:
             head = f"**{t.name}**: new pairings"
         else:
-            head = f"**{t.name}**, round {t.current_round}" + (
+            head = f"**{t.name}**, round {advanced.round_number}" + (
                 f" of {t.rounds}" if t.rounds else ""
             )
         return "\n".join([head + ":", *map(pairing_line, advanced.paired)])
 
-    async def _announce(self, advanced: Advanced) -> bool:
-        """Post what ``advanced`` owes the event's channel; whether it is done with (see
+    async def _announce(self, advanced: Advanced, *, retry: bool) -> bool:
+        """Post what ``advanced`` owes the event's channel, unless (``retry``: an earlier
+        attempt may have got it out) it is there already; whether it is done with (see
         :meth:`_say`)."""
         t = advanced.tournament
         if advanced.finished:
+            since = t.finished_at
             if t.state == "cancelled":
-                done = await self._say(
-                    t.channel_id,
-                    f"**{t.name}** did not start: not enough players signed up.",
-                    nonce=f"tf{t.id}",
-                )
+                text = f"**{t.name}** did not start: not enough players signed up."
+                out = retry and await self._already_posted(t.channel_id, text, since) is not None
+                if not out and not await self._say(t.channel_id, text, nonce=f"tf{t.id}"):
+                    return False
             else:
                 view = await self.events.standings(t)
-                picture = await self._picture(view)
-                done = await self._say(
-                    t.channel_id, standings_text(view), nonce=f"tf{t.id}", picture=picture
-                )
+                text = standings_text(view)
+                if not retry or await self._already_posted(t.channel_id, text, since) is None:
+                    picture = await self._picture(view)
+                    if not await self._say(t.channel_id, text, nonce=f"tf{t.id}", picture=picture):
+                        return False
             await self._refresh_signup(t)
-            return done
-        done = await self._say(
-            t.channel_id, clip(self._round_text(advanced)), nonce=f"tr{t.id}r{t.current_round}"
-        )
-        if t.current_round == 1:
+            return True
+        text = clip(self._round_text(advanced))
+        number = advanced.round_number
+        # Paired by one commit: its pairings' time (the current round's start, or earlier).
+        since = min((p.created_at for p in advanced.paired), default=t.round_started_at)
+        out = retry and await self._already_posted(t.channel_id, text, since) is not None
+        if not out and not await self._say(t.channel_id, text, nonce=f"tr{t.id}r{number}"):
+            return False
+        if number == 1:
             await self._refresh_signup(t)  # closed by the start (command or clock)
-        return done
+        return True
 
-    async def _post_pairing(self, t: Tournament, pairing: TournamentPairing) -> None:
-        """The match's message pinging both players once, its thread, and its game there."""
+    async def _already_posted(
+        self,
+        channel_id: int,
+        text: str,
+        since: float | None,
+        *,
+        where: discord.abc.Messageable | None = None,
+    ) -> discord.Message | None:
+        """The bot's message in the channel whose first line is ``text``'s, posted after the
+        commit at ``since`` that made it owed: a post that got out before its record was lost
+        (a kill in between; a nonce only guards a few minutes). A failed read counts as none.
+        ``where``: the channel itself when known (its messages can open threads)."""
+        me = self.bot.user
+        if me is None or since is None:
+            return None
+        head = text.split("\n", 1)[0]
+        after = dt.datetime.fromtimestamp(max(since - CLOCK_SLACK_SECONDS, 0.0), dt.UTC)
+        try:
+            channel = where or self.bot.get_partial_messageable(channel_id)
+            async for message in channel.history(limit=HISTORY_LIMIT, after=after):
+                if message.author.id == me.id and message.content.split("\n", 1)[0] == head:
+                    return message
+        except discord.HTTPException as exc:
+            log.info("could not read the history of channel %s: %s", channel_id, exc)
+        return None
+
+    async def _post_pairing(
+        self, t: Tournament, pairing: TournamentPairing, *, retry: bool
+    ) -> None:
+        """The match's message pinging both players once, its thread, and its game there
+        (``retry``: an earlier attempt may have got the message out: adopted if so)."""
         assert pairing.second_id is not None
         thread_id = pairing.thread_id
         if pairing.game_id is None:
@@ -548,17 +608,31 @@ class TournamentCog(commands.GroupCog, name="Tournaments", group_name="tournamen
                 return
             names = (await self._name(t, pairing.first_id), await self._name(t, pairing.second_id))
             round_text = f"round {pairing.round}" if t.format != "arena" else "arena"
-            message = await channel.send(
+            text = (
                 f"**{t.name}**, {round_text}: {mention(pairing.first_id)} vs "
                 f"{mention(pairing.second_id)}. Your match ({variant_label(t.variant)}, to "
-                f"{plural(t.match_length, 'point')}) is in this thread.",
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False,
-                    roles=False,
-                    users=[discord.Object(pairing.first_id), discord.Object(pairing.second_id)],
-                ),
-                nonce=f"tp{pairing.id}",
+                f"{plural(t.match_length, 'point')}) is in this thread."
             )
+            # Out already when a kill came before its record: the players are pinged once.
+            message = None
+            if retry:
+                message = await self._already_posted(
+                    t.channel_id, text, pairing.created_at, where=channel
+                )
+            if message is None:
+                message = await channel.send(
+                    text,
+                    allowed_mentions=discord.AllowedMentions(
+                        everyone=False,
+                        roles=False,
+                        users=[
+                            discord.Object(pairing.first_id),
+                            discord.Object(pairing.second_id),
+                        ],
+                    ),
+                    nonce=f"tp{pairing.id}",
+                )
+                kill_point("tournament_match_posted")
             try:
                 thread = await message.create_thread(
                     name=f"{t.name} {round_text}: {names[0]} vs {names[1]}"[:100],

@@ -417,6 +417,8 @@ class Tournament:
     created_at: float
     started_at: float | None
     finished_at: float | None
+    #: The last round whose pairings were announced in the channel (see migration 0013).
+    announced_round: int = 0
 
     @property
     def is_open(self) -> bool:

@@ -159,18 +159,24 @@ class GameUpkeepRepository(StorageCore):
         return [game_from_row(row) for row in rows]
 
     async def claimable_games(self, now: float, *, shards: Shards | None = None) -> list[Game]:
-        """Active games idle for at least their guild's ``claim_after_seconds`` (the waiting
-        player may claim the win; storage does not know whose turn it is); with ``shards``,
-        only in the guilds of those shards."""
+        """Active games idle for at least their claim time (the waiting player may claim the
+        win; storage does not know whose turn it is): their guild's ``claim_after_seconds``,
+        in a tournament match the event's ``minutes`` when shorter (as /claim rules); with
+        ``shards``, only in the guilds of those shards."""
         now = check_time("now", now)
         where, params = shard_filter(shards, "g.guild_id")
+        server = GuildSettings(0).claim_after_seconds
         rows = await self._fetchall(
             f"SELECT {prefixed(GAME_COLUMNS, 'g')} FROM games AS g "
             "LEFT JOIN guild_settings AS s ON s.guild_id = g.guild_id "
-            "WHERE g.status = 'active' "
-            f"AND g.last_action_at + COALESCE(s.claim_after_seconds, ?) <= ?{where} "
+            "LEFT JOIN (SELECT p.game_id, MIN(t.minutes) * 60 AS event_seconds "
+            "FROM tournament_pairings AS p JOIN tournaments AS t ON t.id = p.tournament_id "
+            "WHERE p.game_id IS NOT NULL GROUP BY p.game_id) AS e ON e.game_id = g.id "
+            "WHERE g.status = 'active' AND g.last_action_at + CASE "
+            "WHEN e.event_seconds < COALESCE(s.claim_after_seconds, ?) THEN e.event_seconds "
+            f"ELSE COALESCE(s.claim_after_seconds, ?) END <= ?{where} "
             "ORDER BY g.last_action_at, g.id",
-            (GuildSettings(0).claim_after_seconds, now, *params),
+            (server, server, now, *params),
         )
         return [game_from_row(row) for row in rows]
 

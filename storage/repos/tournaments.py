@@ -39,7 +39,7 @@ from storage.rows import Row
 TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, name, format, variant, match_length, rounds, minutes, starts_at, "
     "rated, max_players, state, current_round, round_started_at, organiser_id, "
-    "signup_message_id, created_at, started_at, finished_at"
+    "signup_message_id, created_at, started_at, finished_at, announced_round"
 )
 ENTRANT_COLUMNS = "tournament_id, user_id, joined_order, rating, withdrawn"
 PAIRING_COLUMNS = (
@@ -226,8 +226,9 @@ class TournamentRepository(StorageCore):
 
     async def unannounced_tournaments(self, *, shards: Shards | None = None) -> list[Tournament]:
         """Events (in ``shards``' guilds) that owe their channel an announcement, oldest first:
-        a finished or cancelled one its end, a running one its current round's pairings (an
-        arena only its first round's: its later matches have their own messages)."""
+        a finished or cancelled one its end (and the rounds it has not announced), a running
+        one the pairings of the rounds after ``announced_round`` (an arena only its first
+        round's: its later matches have their own messages)."""
         where, params = shard_filter(shards, "guild_id")
         rows = await self._fetchall(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments "
@@ -241,14 +242,50 @@ class TournamentRepository(StorageCore):
     async def tournament_announced(
         self, tournament_id: int, round_number: int, *, end: bool
     ) -> None:
-        """Round ``round_number``'s pairings (or, ``end``, the event's end) are out."""
+        """Round ``round_number``'s pairings (or, ``end``, the event's end) are out (its claim,
+        if any, is let go)."""
         check_id("tournament_id", tournament_id)
         async with self._write() as tx:
             await tx.execute(
                 "UPDATE tournaments SET announced_round = CASE WHEN announced_round < ? "
                 "THEN ? ELSE announced_round END, "
-                "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END WHERE id = ?",
+                "announced_end = CASE WHEN ? = 1 THEN 1 ELSE announced_end END, "
+                "announce_claimed_until = NULL, announce_attempts = 0 WHERE id = ?",
                 (round_number, round_number, int(end), tournament_id),
+            )
+
+    async def claim_announcement(
+        self, tournament_id: int, round_number: int, *, end: bool, now: float, until: float
+    ) -> int:
+        """Claim posting round ``round_number``'s pairings (``end``: the event's end) until
+        ``until``: for exactly one of several callers while that is owed (a round paired
+        and not announced, of a running or finished event) and nobody's claim runs (a claim
+        whose time has passed is nobody's: its process died or hangs). Returns which attempt
+        at what the event owes this is (from 2 on, an earlier one may have got it out), 0 if
+        not claimed."""
+        check_id("tournament_id", tournament_id)
+        check_count("round_number", round_number, 0, 10_000)
+        now = check_time("now", now)
+        until = check_time("until", until)
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                "UPDATE tournaments SET announce_claimed_until = ?, "
+                "announce_attempts = announce_attempts + 1 WHERE id = ? "
+                "AND (announce_claimed_until IS NULL OR announce_claimed_until <= ?) "
+                "AND ((? = 1 AND state IN ('finished', 'cancelled') AND announced_end = 0) "
+                "OR (? = 0 AND state IN ('running', 'finished') AND announced_round < ? "
+                "AND ? <= current_round)) RETURNING announce_attempts",
+                (until, tournament_id, now, int(end), int(end), round_number, round_number),
+            )
+        return int(rows[0][0]) if rows else 0
+
+    async def release_announcement(self, tournament_id: int) -> None:
+        """Give a claim back without posting (a passing failure: the next sweep tries)."""
+        check_id("tournament_id", tournament_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE tournaments SET announce_claimed_until = NULL WHERE id = ?",
+                (tournament_id,),
             )
 
     async def set_signup_message(self, tournament_id: int, message_id: int) -> bool:
@@ -434,11 +471,37 @@ class TournamentRepository(StorageCore):
         check_optional_id("thread_id", thread_id)
         async with self._write() as tx:
             changed = await tx.execute(
-                "UPDATE tournament_pairings SET posted = 1, "
+                "UPDATE tournament_pairings SET posted = 1, post_claimed_until = NULL, "
                 "thread_id = COALESCE(thread_id, ?) WHERE id = ?",
                 (thread_id, pairing_id),
             )
         return changed == 1
+
+    async def claim_pairing_post(self, pairing_id: int, *, now: float, until: float) -> int:
+        """Claim posting a match's message and thread until ``until`` (see
+        :meth:`claim_announcement`): for exactly one caller while it is owed. Returns which
+        attempt this is, 0 if not claimed."""
+        check_id("pairing_id", pairing_id)
+        now = check_time("now", now)
+        until = check_time("until", until)
+        async with self._write() as tx:
+            rows = await tx.fetchall(
+                "UPDATE tournament_pairings SET post_claimed_until = ?, "
+                "post_attempts = post_attempts + 1 WHERE id = ? AND posted = 0 "
+                "AND (post_claimed_until IS NULL OR post_claimed_until <= ?) "
+                "RETURNING post_attempts",
+                (until, pairing_id, now),
+            )
+        return int(rows[0][0]) if rows else 0
+
+    async def release_pairing_post(self, pairing_id: int) -> None:
+        """Give a match's claim back without posting (the next sweep tries again)."""
+        check_id("pairing_id", pairing_id)
+        async with self._write() as tx:
+            await tx.execute(
+                "UPDATE tournament_pairings SET post_claimed_until = NULL WHERE id = ?",
+                (pairing_id,),
+            )
 
     async def forfeit_unstarted(
         self, now: float, *, shards: Shards | None = None

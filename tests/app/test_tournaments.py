@@ -11,7 +11,7 @@ import random
 import pytest
 from PIL import Image
 
-from app.league import ClaimTooEarly, League
+from app.league import ClaimTooEarly, League, Reminders
 from app.table import GameTable
 from app.tournaments import (
     AlreadyJoined,
@@ -297,3 +297,83 @@ async def test_a_player_who_does_not_act_loses_by_a_claim_after_the_events_time(
     assert done is not None and (done.state, done.winner_id) == ("finished", waiting)
     advanced = await events.sweep(None)
     assert len(advanced) == 1 and advanced[0].finished
+
+
+async def test_the_claim_notice_comes_when_claim_allows_it_at_the_events_time(
+    events: Tournaments, table: GameTable, db: Storage, clock: FakeClock
+) -> None:
+    """In a match the waiting player is told they may claim when /claim allows it: after the
+    event's 30 minutes (not the server's three days), and the notice says 30 minutes."""
+    tournament = await create(events, "knockout", minutes=30)
+    for player in PLAYERS[:2]:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    (pairing,) = started.paired
+    outcome = await events.start_match(started.tournament, pairing, ("a", "b"), 600_002)
+    assert outcome is not None
+    league = League(db, table, clock)
+    reminders = Reminders(db, table, clock)
+    state = table.state_of(outcome.game)
+    waiting = outcome.game.player_o if state.mover == 0 else outcome.game.player_x
+    clock.advance(29 * 60)
+    assert [n async for n in reminders.due()] == []
+    with pytest.raises(ClaimTooEarly):
+        await league.claim(GUILD, 600_002, waiting)
+    clock.advance(60)
+    [notice] = [n async for n in reminders.due()]
+    assert notice.claim and notice.waiting_user == waiting
+    assert notice.claim_after_seconds == 30 * 60
+    assert await reminders.sent(notice)
+    assert [n async for n in reminders.due()] == []  # told once
+    claimed = await league.claim(GUILD, 600_002, waiting)
+    assert claimed.outcome.finished is not None
+
+
+async def test_a_servers_shorter_claim_time_holds_in_matches_too(
+    events: Tournaments, table: GameTable, db: Storage, clock: FakeClock
+) -> None:
+    await db.set_guild_settings(GUILD, reminder_after_seconds=600, claim_after_seconds=3600)
+    tournament = await create(events, "knockout", minutes=24 * 60)
+    for player in PLAYERS[:2]:
+        await events.join(tournament, player)
+    started = await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    (pairing,) = started.paired
+    outcome = await events.start_match(started.tournament, pairing, ("a", "b"), 600_003)
+    assert outcome is not None
+    reminders = Reminders(db, table, clock)
+    state = table.state_of(outcome.game)
+    waiting = outcome.game.player_o if state.mover == 0 else outcome.game.player_x
+    clock.advance(3600)
+    [notice] = [n async for n in reminders.due()]
+    assert notice.claim and notice.claim_after_seconds == 3600
+    claimed = await League(db, table, clock).claim(GUILD, 600_003, waiting)
+    assert claimed.idle_seconds == 3600
+
+
+async def test_rounds_not_announced_stay_owed_in_order_after_the_event_moves_on(
+    events: Tournaments, table: GameTable, db: Storage
+) -> None:
+    """A process died holding round 1's announcement; the event went on meanwhile: round 1,
+    round 2 and the end are each still owed, in that order, until announced."""
+    tournament = await create(events, "knockout")
+    for player in PLAYERS[:4]:
+        await events.join(tournament, player)
+    await events.start(tournament, may_manage=True, role_ids=[], user_id=ORGANISER)
+    assert await play_round(events, table, loser_of={}) == 2
+    assert [a.tournament.current_round for a in await events.sweep(None)] == [2]
+    assert await play_round(events, table, loser_of={}) == 1
+    assert [a.finished for a in await events.sweep(None)] == [True]
+    [owed] = await events.owed_announcements(None)
+    assert [(a.round_number, a.finished) for a in owed] == [(1, False), (2, False), (2, True)]
+    assert [len(a.paired) for a in owed] == [2, 1, 0]
+    assert all(p.state == "finished" for a in owed for p in a.paired)  # shown with results
+    # Each is claimed by one process at a time and recorded once out.
+    assert await events.claim_announcement(owed[0])
+    assert not await events.claim_announcement(owed[0])
+    await events.announced(owed[0])
+    [left] = await events.owed_announcements(None)
+    assert [(a.round_number, a.finished) for a in left] == [(2, False), (2, True)]
+    for advanced in left:
+        assert await events.claim_announcement(advanced)
+        await events.announced(advanced)
+    assert await events.owed_announcements(None) == []

@@ -2,8 +2,8 @@
 point of ``app/faults.py`` in a game against the computer in a server's thread (the point's
 own name), the same in the bot's DM (``dm:``) or where only the player's interactions reach
 the channel (``user:``), a turn notice (``double:``), a challenge's expiry (``expiry:``) or
-answer (``accept:``, ``decline:``), a reminder (``notice_posted``). Used by
-``bench/kill_points.py``."""
+answer (``accept:``, ``decline:``), a reminder (``notice_posted``), a tournament's pairing and
+announcements (``tournament_*``, a 4-player knockout). Used by ``bench/kill_points.py``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 from .crash_notices import ANSWERED, answer_try, double_try, expiry_try
 from .crash_points import LAST_KILL, Try, game_try, notice_try
 from .harness import ROOT
+from .tournament_crash import LAST_KILL as EVENT_KILLS
+from .tournament_crash import tournament_try
 
 #: The kill points of a game against the computer, in the venues where they are reached.
 GAME_POINTS = (
@@ -38,6 +40,7 @@ ATTACKS: tuple[str, ...] = (
     "expiry:challenge_closed",
     "expiry:challenge_retired",
     *(f"{answer}:{point}" for answer in ANSWERED for point in CHALLENGE_POINTS),
+    *EVENT_KILLS,
 )
 
 
@@ -53,6 +56,8 @@ async def one_try(attack: str, rng: random.Random, root: Path = ROOT) -> Try:
     seed = rng.randrange(1000)
     with tempfile.TemporaryDirectory(prefix="kill-points-") as folder:
         workdir = Path(folder)
+        if point in EVENT_KILLS:
+            return await tournament_try(point, rng.randint(1, EVENT_KILLS[point]), workdir, root)
         if point == "notice_posted":
             return await notice_try(seed, workdir, root)
         if scenario == "double":

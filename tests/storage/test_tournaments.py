@@ -283,3 +283,85 @@ async def test_arena_owes_only_its_first_round(db: Storage) -> None:
     await db.tournament_announced(tid, 1, end=False)
     assert await db.pair_round(tid, 1, [NewPairing(1, 3, 4)], now=2.0)
     assert await db.unannounced_tournaments() == []
+
+
+async def test_one_caller_at_a_time_claims_an_owed_announcement(target: str) -> None:
+    """Two processes on one shard (a rolling restart) both find a round's announcement owed:
+    of their claims one wins; a claim runs out by itself (its process died) and the record
+    of the announcement ends the debt and the claim."""
+    first, second = await open_storage(target), await open_storage(target)
+    try:
+        tid = await _registered(first, 4)
+        assert not await first.claim_announcement(tid, 1, end=False, now=1.0, until=31.0)
+        assert await first.pair_round(tid, 0, [NewPairing(1, 1, 2), NewPairing(2, 3, 4)], now=1.0)
+        claims = await asyncio.gather(
+            *(
+                db.claim_announcement(tid, 1, end=False, now=2.0, until=32.0)
+                for db in (first, second) * 3
+            )
+        )
+        assert sorted(claims) == [0, 0, 0, 0, 0, 1]  # the first attempt
+        assert not await second.claim_announcement(tid, 1, end=False, now=31.9, until=61.9)
+        # A claim for what is not owed (an older round, the end of a running event) fails.
+        assert not await second.claim_announcement(tid, 0, end=False, now=40.0, until=70.0)
+        assert not await second.claim_announcement(tid, 1, end=True, now=40.0, until=70.0)
+        # The first died: the second attempt (it looks for the post already out).
+        assert await second.claim_announcement(tid, 1, end=False, now=32.0, until=62.0) == 2
+        await second.release_announcement(tid)  # a passing failure: free at once
+        assert await first.claim_announcement(tid, 1, end=False, now=33.0, until=63.0) == 3
+        await first.tournament_announced(tid, 1, end=False)
+        assert not await second.claim_announcement(tid, 1, end=False, now=34.0, until=64.0)
+        assert await first.finish_tournament(tid, 1, now=40.0)
+        assert await second.claim_announcement(tid, 1, end=True, now=41.0, until=71.0) == 1
+        await second.tournament_announced(tid, 1, end=True)
+        assert not await first.claim_announcement(tid, 1, end=True, now=100.0, until=130.0)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_one_caller_at_a_time_claims_posting_a_match(target: str) -> None:
+    first, second = await open_storage(target), await open_storage(target)
+    try:
+        tid = await _registered(first, 2)
+        paired = await first.pair_round(tid, 0, [NewPairing(1, 1, 2)], now=1.0)
+        assert paired is not None
+        (match,) = paired
+        claims = await asyncio.gather(
+            *(db.claim_pairing_post(match.id, now=2.0, until=32.0) for db in (first, second) * 3)
+        )
+        assert sorted(claims) == [0, 0, 0, 0, 0, 1]
+        assert not await first.claim_pairing_post(match.id, now=10.0, until=40.0)
+        await second.release_pairing_post(match.id)
+        assert await first.claim_pairing_post(match.id, now=11.0, until=41.0) == 2
+        assert await first.pairing_posted(match.id, 555)
+        # Posted: owed no more, whoever asks and however late.
+        assert not await second.claim_pairing_post(match.id, now=100.0, until=130.0)
+        assert await first.owed_pairings() == []
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_match_game_is_claimable_at_the_events_time_if_shorter(db: Storage) -> None:
+    """The server's claim time is 72 h (the default): a match of an event whose time limit is
+    30 minutes is claimable after 30 minutes, one with a 30-day limit after 72 h."""
+    quick = await _registered(db, 2, minutes=30)
+    slow = await _registered(db, 2, minutes=30 * 24 * 60)
+    games = []
+    for tid, thread in ((quick, 5000), (slow, 5001)):
+        paired = await db.pair_round(tid, 0, [NewPairing(1, 1, 2)], now=0.0)
+        assert paired is not None
+        game = await db.create_game(
+            GUILD, thread, "classic", 1, 2, "{}", now=0.0, pairing_id=paired[0].id,
+            parent_channel_id=CHANNEL,
+        )  # fmt: skip
+        games.append(game)
+    plain = await db.create_game(GUILD, 5002, "classic", 3, 4, "{}", now=0.0)
+    assert await db.claimable_games(now=30 * 60 - 1) == []
+    assert [g.id for g in await db.claimable_games(now=30 * 60)] == [games[0].id]
+    assert [g.id for g in await db.claimable_games(now=72 * 3600)] == [
+        games[0].id,
+        games[1].id,
+        plain.id,
+    ]

@@ -132,6 +132,7 @@ async def test_the_pages_of_a_stored_review(db: Storage, analyst: Analyst) -> No
             0.5,
             None,
             4,
+            1.0,
         )
         for i in range(8)
     ]
@@ -140,6 +141,7 @@ async def test_the_pages_of_a_stored_review(db: Storage, analyst: Analyst) -> No
     assert [v.played for v in page.mistakes] == ["p7", "p6", "p5"]
     text = mistake_page_text(page)
     assert "Mistake 1 of 3" in text and "Played `p7`: −0.700 points" in text
+    assert "700 thousandths of a game" in text
     assert "(very bad)" in text and "Better: `b7`" in text
     bob = await analyst.mistake_page(GUILD, game.id, 1, 2)
     assert bob.mistakes[bob.index].played == "p3" and "Mistake 3 of 3" in mistake_page_text(bob)

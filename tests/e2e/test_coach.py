@@ -168,7 +168,9 @@ async def test_review_after_a_game_against_the_computer(
     body = await bot.services.db.get_review(game.id)
     assert body is not None
     seat = 0 if game.player_x == human.id else 1
-    mine = sorted((v for v in stored_mistakes(body) if v.seat == seat), key=lambda v: -v.lost)
+    stored = stored_mistakes(body)
+    assert stored is not None
+    mine = sorted((v for v in stored if v.seat == seat), key=lambda v: -v.error)
     assert len(mine) >= 2, "the harness's plays make mistakes against the expert's judgement"
     assert f"Mistake 1 of {len(mine)}" in browser.content
     assert f"Played `{mine[0].played}`" in browser.content

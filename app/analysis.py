@@ -39,9 +39,11 @@ ANALYZE_SECONDS = 4.0
 DEEP_HINT_SECONDS = 4.0
 #: Candidate plays rolled out (the best by the first look; the rest are not listed).
 ANALYZE_CANDIDATES = 4
-#: Backgammon's rollouts (bgsage, in batches of 36 trials) are truncated after this many turns
-#: and finished by its network: whole games take several seconds a batch on a loaded machine.
-BGSAGE_TRUNCATE = 5
+#: Turns each trial is played before the evaluation values the position reached, in every
+#: variant (as the benchmark's rollouts, docs/benchmark.md). Whole games gave 2 to 6 trials a
+#: play within the budget at a load of 9 on two cores (the variants' Python play-outs), and
+#: bgsage's whole games several seconds a batch (``bench.deep_hint``, docs/analysis.md).
+ROLLOUT_TURNS = 5
 #: How long a request waits for a place in the workers' queue before it is refused as busy.
 QUEUE_WAIT = 2.0
 #: Per user: analyses and deep hints together (each takes a worker for seconds).
@@ -294,16 +296,10 @@ async def rank_by_rollouts(
         position,
         dice,
         candidates=ANALYZE_CANDIDATES,
-        truncate=_truncate(rules),
+        truncate=ROLLOUT_TURNS,
         time_limit=seconds,
         wait=QUEUE_WAIT,
     )
-
-
-def _truncate(rules: Variant) -> int:
-    """Turns per trial (0: to the end of the game); classic rolls out on bgsage
-    (``ai.rollout``: the variants with a cube)."""
-    return BGSAGE_TRUNCATE if rules.has_cube else 0
 
 
 # --- reading the inputs -----------------------------------------------------------------------

@@ -8,12 +8,14 @@ A **loss** is in the variant's own unit (``Variant.score_unit``: points; pips in
 It is divided by what the decision is **worth** (:func:`decision_worth`): what a single win is
 worth in the position played from, by the hand evaluation (``Evaluator.stake_scale``: 1 point in
 most variants and a little more where gammons are likely; the expected pips of a win in the Pin
-games), capped by what the mover still needs in a match and times the cube there. The quotient,
+games), capped by what the mover still needs in a match, per unit of cube. The quotient,
 times ``ERROR_SCALE``, is the decision's **error in thousandths of a game** (in backgammon
 money play gnubg's and XG's thousandths of a point, near enough).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ai.evaluation import evaluator_for
 from ai.types import MatchContext
@@ -36,7 +38,11 @@ PR_PER_ERROR = 0.5
 
 def decision_worth(rules: Variant, pos: Position, match: MatchContext | None = None) -> float:
     """What the decision of the player to move (X) in ``pos`` is worth, in the variant's unit:
-    the value of a single win there (never below 1), at ``match``'s cube and score."""
+    the value of a single win there (never below 1), no more than the mover still needs in a
+    match. Per unit of cube, as the equities it scales are (bgsage's, in backgammon, the only
+    variant with a cube), so an error is normalised as gnubg's are."""
+    if match is not None and match.cube != 1:
+        match = replace(match, cube=1)
     return evaluator_for(rules.id).stake_scale(rules, pos, match)
 
 

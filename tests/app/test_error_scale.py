@@ -108,3 +108,20 @@ async def test_one_decision_scores_alike_in_a_review_and_the_benchmark(
     assert score.blunders == (1.0 if mistake_class(judged.error) in ("bad", "very bad") else 0.0)
     assert (judged.error >= BLUNDER) == (score.blunders == 1.0)
     await reports.close()
+
+
+def test_a_decisions_worth_is_per_unit_of_cube_and_capped_in_a_match() -> None:
+    from ai.types import MatchContext
+
+    rules = get_variant("classic")
+    pos = rules.initial_position()
+    single = decision_worth(rules, pos)
+    # bgsage's equities are per unit of cube (a doubled cube does not double them), so the
+    # worth is too: the error of a play is the same whoever holds a cube of 2.
+    doubled = MatchContext(length=7, cube=2, cube_owner=0)
+    assert decision_worth(rules, pos, doubled) == decision_worth(rules, pos, MatchContext(7))
+    assert decision_worth(rules, pos, MatchContext(cube=4, cube_owner=1)) == single
+    # One point from the end, a single win is worth no more than the point still needed.
+    assert decision_worth(rules, pos, MatchContext(length=5, score_mover=4)) == 1.0
+    pin = get_variant("pin")
+    assert decision_worth(pin, pin.initial_position()) > 1.0  # pips, not points

@@ -4,8 +4,8 @@ For each decision of a benchmark a player's play is compared with the rollout's 
 candidate: the **loss** is the best candidate's equity minus the played one's (0 when the
 player found the best), in the variant's unit (``Variant.score_unit``). Each loss is put on
 the error scale shared with ``/review`` (``ai.error_scale``): divided by what the decision is
-worth (``decision_worth``, the value of a single win there: 1 point in most variants, the
-expected pips of a win in the Pin games), in **thousandths of a game**, so the figures of all
+worth (``decision_worth``, half the equity's range there: 1 point in most variants, tens of
+pips in the Pin games), in **thousandths of a game**, so the figures of all
 seven variants, and a player's review, read alike.
 
 The **error rate** is the mean error per decision, with a 95 % interval from the spread of

@@ -5,12 +5,12 @@ Post-game reviews (``ai.report``, ``app.reports``) and the strength benchmark
 reads like a level's in ``python -m ai benchmark score`` (docs/analysis.md, "The error scale").
 
 A **loss** is in the variant's own unit (``Variant.score_unit``: points; pips in the Pin games).
-It is divided by what the decision is **worth** (:func:`decision_worth`): what a single win is
-worth in the position played from, by the hand evaluation (``Evaluator.stake_scale``: 1 point in
-most variants and a little more where gammons are likely; the expected pips of a win in the Pin
-games), capped by what the mover still needs in a match, per unit of cube. The quotient,
-times ``ERROR_SCALE``, is the decision's **error in thousandths of a game** (in backgammon
-money play gnubg's and XG's thousandths of a point, near enough).
+It is divided by what the decision is **worth** (:func:`decision_worth`): half the width of the
+mover's equity range in the position played from, by the hand evaluation
+(``Evaluator.game_worth``: the mean of what a win brings and what a loss costs; 1 point in most
+variants, a little more where gammons are likely; tens of pips in the Pin games), per unit of
+cube. The quotient, times ``ERROR_SCALE``, is the decision's **error in thousandths of a game**
+(in backgammon money play gnubg's and XG's thousandths of a point, near enough).
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ PR_PER_ERROR = 0.5
 
 
 def decision_worth(rules: Variant, pos: Position, match: MatchContext | None = None) -> float:
-    """What the decision of the player to move (X) in ``pos`` is worth, in the variant's unit:
-    the value of a single win there (never below 1), no more than the mover still needs in a
-    match. Per unit of cube, as the equities it scales are (bgsage's, in backgammon, the only
-    variant with a cube), so an error is normalised as gnubg's are."""
+    """What the decision of the player to move (X) in ``pos`` is worth, in the variant's unit
+    (``Evaluator.game_worth``, at least 1). Per unit of cube, as the equities it scales are
+    (bgsage's, in backgammon, the only variant with a cube): errors are normalised by the cube
+    as gnubg's are."""
     if match is not None and match.cube != 1:
         match = replace(match, cube=1)
-    return evaluator_for(rules.id).stake_scale(rules, pos, match)
+    return evaluator_for(rules.id).game_worth(rules, pos, match)
 
 
 def error_of(loss: float, worth: float) -> float:

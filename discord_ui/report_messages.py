@@ -20,7 +20,7 @@ CHART_FILE = "chances-{id}.png"
 #: How a review explains its figures, after the unit's own note (docs/analysis.md).
 SCALE_NOTE = (
     " The error rate is the equity lost per decision in thousandths of a game: each loss "
-    "divided by what a win was worth in that position, the scale of the computer levels' "
+    "divided by what the game was worth in that position, the scale of the computer levels' "
     "benchmark, the same for every variant. The performance rating is half of it (0 is "
     "perfect; about 5 is world class in backgammon). A mistake is "
     + ", ".join(f"{name} from {threshold:.0f}" for threshold, name in reversed(THRESHOLDS))

@@ -23,7 +23,7 @@ from ai.benchmark_score import (
     summarise,
     wilson,
 )
-from ai.error_scale import BLUNDER
+from ai.error_scale import BLUNDER, decision_worth
 from ai.evaluation import evaluator_for
 from engine import Play, Position, Roll, get_variant, legal_plays, parse_position
 from engine.text import format_position
@@ -116,7 +116,7 @@ def mid_game(variant_id: str, seed: int) -> tuple[Position, Roll, list[Play]]:
 def hand_made_line(variant_id: str, seed: int, hand_best: bool) -> tuple[dict[str, object], float]:
     """A benchmark line whose candidates are all the legal plays: the hand evaluation's 0-ply
     choice valued 0 and another play 0.5 (``hand_best``: the choice 1.0, the others 0). Also
-    the decision's stake, the game value the loss is scaled by."""
+    what the decision is worth (``ai.error_scale``), the scale of its loss."""
     rules = get_variant(variant_id)
     pos, roll, plays = mid_game(variant_id, seed)
     eq, _ = evaluator_for(variant_id).evaluate(rules, [p.after for p in plays])
@@ -137,7 +137,7 @@ def hand_made_line(variant_id: str, seed: int, hand_best: bool) -> tuple[dict[st
         "trials": 36,
         "source": {"levels": ["test", "test"], "game": seed, "move": 1},
     }
-    return line, evaluator_for(variant_id).stake_scale(rules, pos, None)
+    return line, decision_worth(rules, pos)
 
 
 @pytest.mark.parametrize("variant_id", ["blocking", "pin"])

@@ -121,7 +121,23 @@ def test_a_decisions_worth_is_per_unit_of_cube_and_capped_in_a_match() -> None:
     doubled = MatchContext(length=7, cube=2, cube_owner=0)
     assert decision_worth(rules, pos, doubled) == decision_worth(rules, pos, MatchContext(7))
     assert decision_worth(rules, pos, MatchContext(cube=4, cube_owner=1)) == single
-    # One point from the end, a single win is worth no more than the point still needed.
+    # One point from the end, a win brings no more than the point still needed.
     assert decision_worth(rules, pos, MatchContext(length=5, score_mover=4)) == 1.0
     pin = get_variant("pin")
     assert decision_worth(pin, pin.initial_position()) > 1.0  # pips, not points
+
+
+@pytest.mark.parametrize("variant_id", ["pin", "pin-mother", "dutch", "classic"])
+def test_a_decisions_worth_is_the_same_for_either_side(variant_id: str) -> None:
+    """Half the equity's range: what a win brings and a loss costs, averaged, so the player far
+    behind and the one far ahead are judged on one scale (a Pin game's win worth 5 pips to
+    the one behind once made each of his pips lost count as 1/5 of a game)."""
+    rules = get_variant(variant_id)
+    for seed in range(6):
+        state, _ = a_decision(variant_id, seed)
+        pos = state.position_for(state.mover)
+        assert decision_worth(rules, pos) == pytest.approx(decision_worth(rules, pos.flip()))
+        assert decision_worth(rules, pos) >= 1.0
+    if rules.score_unit == "pip":
+        # The opening is worth tens of pips (a win there brings about a fifth of 344 pips).
+        assert 40 < decision_worth(rules, rules.initial_position()) < 120

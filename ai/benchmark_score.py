@@ -2,17 +2,16 @@
 
 For each decision of a benchmark a player's play is compared with the rollout's best
 candidate: the **loss** is the best candidate's equity minus the played one's (0 when the
-player found the best). Losses are in the variant's unit (``Variant.score_unit``) and are
-**scaled to the game's value** by dividing each by the decision's stake (``stake_scale`` of the
-hand evaluation: what a single win is worth there, 1 point in most variants, the expected pips
-of a win in the Pin games), so the figures of all seven variants read alike.
+player found the best), in the variant's unit (``Variant.score_unit``). Each loss is put on
+the error scale shared with ``/review`` (``ai.error_scale``): divided by what the decision is
+worth (``decision_worth``, half the equity's range there: 1 point in most variants, tens of
+pips in the Pin games), in **thousandths of a game**, so the figures of all
+seven variants, and a player's review, read alike.
 
-The **error rate** is the mean scaled loss per decision in thousandths of a game
-(``ERROR_SCALE``: gnubg's and XG's "error rate" is thousandths of a point), with a 95 % interval
-from the spread of the losses over the games the decisions come from (cluster-robust: a game's
-decisions are alike; the rollouts' own errors are left out, they are shared by every player).
-A **blunder** is a scaled loss of at least
-``BLUNDER`` (0.08 of a game, XG's threshold for a blunder at a single game).
+The **error rate** is the mean error per decision, with a 95 % interval from the spread of
+the errors over the games the decisions come from (cluster-robust: a game's decisions are
+alike; the rollouts' own errors are left out, they are shared by every player). A **blunder**
+is an error of at least ``BLUNDER`` (80 thousandths, the "bad" threshold of a review).
 
 A play that is not one of the rolled-out candidates is charged at least the worst candidate's
 loss, and more when the 0-ply screen thinks it worse still (the screen's gap to the best
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai.benchmark import Decision, screen_values
+from ai.error_scale import BLUNDER, decision_worth, error_of, performance_rating
 from ai.evaluation import evaluator_for
 from ai.learned import evaluator
 from ai.players import BASELINE, choose_play
@@ -41,10 +41,6 @@ from engine.text import parse_position
 LEARNED_0PLY = "learned-0ply"
 HAND_0PLY = "hand-0ply"
 LEVEL_NAMES: tuple[str, ...] = (*LEVELS, LEARNED_0PLY, HAND_0PLY)
-#: A blunder: a loss of at least this fraction of the game's value.
-BLUNDER = 0.08
-#: The error rate's unit: thousandths of a game's value per decision.
-ERROR_SCALE = 1000.0
 #: No time limit for a level's search: a score must not depend on the machine's load.
 _FAR = 1e9
 
@@ -55,7 +51,7 @@ Chooser = Callable[[Variant, Position, Dice, list[Play], int], Play]
 class LevelScore:
     level: str
     decisions: int
-    #: Mean scaled loss x ERROR_SCALE, and its 95 % interval.
+    #: Mean error in thousandths of a game (``ai.error_scale``), and its 95 % interval.
     error_rate: float
     low: float
     high: float
@@ -67,10 +63,15 @@ class LevelScore:
     blunders_high: float
     #: Plays that were not among the rolled-out candidates.
     outside: int
-    #: Each decision's scaled loss (for paired comparisons of two players).
+    #: Each decision's error in thousandths (for paired comparisons of two players).
     losses: tuple[float, ...]
     #: Each decision's game (its interval is taken over games), or None.
     groups: tuple[object, ...] | None = None
+
+    @property
+    def rating(self) -> float:
+        """The performance rating of the error rate, as ``/review`` gives a player's."""
+        return performance_rating(self.error_rate)
 
 
 def mean_interval(
@@ -115,17 +116,18 @@ def summarise(
     outside: int,
     groups: Sequence[object] | None = None,
 ) -> LevelScore:
-    """A player's scores from its scaled (fraction of a game) and raw losses per decision
-    (``groups``: each decision's game, for the interval)."""
+    """A player's scores from its errors (thousandths of a game, ``ai.error_scale.error_of``)
+    and raw losses (the variant's unit) per decision (``groups``: each decision's game, for
+    the interval)."""
     mean, low, high = mean_interval(losses, groups)
-    hits = sum(1 for x in losses if x >= BLUNDER - 1e-12)
+    hits = sum(1 for x in losses if x >= BLUNDER - 1e-9)
     b_low, b_high = wilson(hits, len(losses))
     return LevelScore(
         level=level,
         decisions=len(losses),
-        error_rate=ERROR_SCALE * mean,
-        low=ERROR_SCALE * low,
-        high=ERROR_SCALE * high,
+        error_rate=mean,
+        low=low,
+        high=high,
         raw=statistics.fmean(raw),
         blunders=hits / len(losses),
         blunders_low=b_low,
@@ -194,22 +196,22 @@ def score_variant(
         pos, dice = parse_position(d.position)
         assert dice is not None
         plays = legal_plays(pos, dice, rules)
-        stake = evaluator_for(variant_id).stake_scale(rules, pos, None)
+        worth = decision_worth(rules, pos)
         by_text = {p.text: p for p in plays}
-        prepared.append((d, pos, dice, plays, stake, by_text))
+        prepared.append((d, pos, dice, plays, worth, by_text))
         if any(c[0] not in by_text for c in d.candidates):
             raise ValueError(f"a candidate is not a legal play of {d.position}")
     out = []
     for level in levels:
         choose = chooser(level)
         losses, raw, outside = [], [], 0
-        for i, (d, pos, dice, plays, stake, by_text) in enumerate(prepared):
+        for i, (d, pos, dice, plays, worth, by_text) in enumerate(prepared):
             # The deadline of a level's search is measured from now: a far one, no time limit.
             played = choose(rules, pos, dice, plays, i).text
             loss, out_of_set = loss_of(d, played, _screen(rules, pos, dice, by_text))
             outside += out_of_set
             raw.append(loss)
-            losses.append(loss / stake)
+            losses.append(error_of(loss, worth))
         games = [d.source.get("game") for d, *_ in prepared]
         out.append(summarise(level, losses, raw, outside, games))
     return out
@@ -228,15 +230,14 @@ def paired(a: LevelScore, b: LevelScore, factor: float = 1.0) -> tuple[float, fl
     """``a``'s error rate minus ``factor`` times ``b``'s, decision by decision, with its 95 %
     interval (the same decisions: far tighter than the two intervals apart)."""
     diffs = [x - factor * y for x, y in zip(a.losses, b.losses, strict=True)]
-    mean, low, high = mean_interval(diffs, a.groups)
-    return ERROR_SCALE * mean, ERROR_SCALE * low, ERROR_SCALE * high
+    return mean_interval(diffs, a.groups)
 
 
 def print_scores(variant_id: str, count: int, scores: Sequence[LevelScore]) -> None:
     unit = get_variant(variant_id).score_unit
     print(f"\n== {variant_id}: {count} decisions (error rate: thousandths of a game per decision)")
     print(
-        f"{'player':<22}{'error rate':>11}{'95% interval':>18}{f'{unit}s/dec':>12}"
+        f"{'player':<22}{'error rate':>11}{'95% interval':>18}{'PR':>7}{f'{unit}s/dec':>12}"
         f"{'blunders':>10}{'95% interval':>16}{'outside':>9}"
     )
     for s in scores:
@@ -244,7 +245,7 @@ def print_scores(variant_id: str, count: int, scores: Sequence[LevelScore]) -> N
         interval = f"{s.low:.1f} .. {s.high:.1f}"
         blunders = f"{100 * s.blunders_low:.1f} .. {100 * s.blunders_high:.1f}%"
         print(
-            f"{name:<22}{s.error_rate:>11.1f}{interval:>18}{s.raw:>12.4f}"
+            f"{name:<22}{s.error_rate:>11.1f}{interval:>18}{s.rating:>7.1f}{s.raw:>12.4f}"
             f"{100 * s.blunders:>9.1f}%{blunders:>16}{s.outside:>9}"
         )
     by_level = {s.level: s for s in scores}

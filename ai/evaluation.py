@@ -158,6 +158,19 @@ class Evaluator:
             value = min(value * max(match.cube, 1), max(match.length - match.score_mover, 1))
         return max(value, 1.0)
 
+    def game_worth(self, rules: Variant, pos: Position, match: MatchContext | None) -> float:
+        """Half the width of X's equity range here, per unit of cube: the mean of what a win
+        brings and what a loss costs (``stakes``; in a match no more than each side still
+        needs), at least 1. The scale of errors (``ai.error_scale.decision_worth``): 1 point
+        in a game without gammons, as gnubg normalises; symmetric, so a player far behind
+        in the Pin games, whose win would bring few pips, is not judged on those alone."""
+        rows, _ = self.features(rules, [pos])
+        win, lose = (float(x[0]) for x in self.stakes(rows))
+        if match is not None and match.length > 0:
+            win = min(win, max(match.length - match.score_mover, 1))
+            lose = min(lose, max(match.length - match.score_opponent, 1))
+        return max((win + lose) / 2, 1.0)
+
     def evaluate(
         self,
         rules: Variant,

@@ -44,6 +44,11 @@ log = logging.getLogger(__name__)
 
 #: A rollout's thinking time when the caller gives none (seconds).
 ROLLOUT_SECONDS = 30.0
+#: How much longer than its budget the pool lets a rollout run before it gives up on the
+#: worker: a rollout always makes two rounds (two bgsage batches), which can outlast a budget
+#: of a few seconds on a loaded machine (bench.deep_hint: classic up to 8.8 s at load 9);
+#: a late answer beats a lost one.
+ROLLOUT_SLACK = 5.0
 
 R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
@@ -483,12 +488,17 @@ class AIPool:
         to ``trials`` each, stopping after ``time_limit`` seconds with the trials made.
 
         A long job: it waits behind the decisions of live games, as a review item does (one
-        per worker at most), and takes one worker for its whole time.
+        per worker at most), and takes one worker for its whole time (``ROLLOUT_SLACK`` more
+        at most).
         """
         args = (rules, position, dice, level, trials, truncate, candidates, seed, time_limit)
         async with self._background:
             return await self._submit(
-                _rollout, *args, time_limit=time_limit, wait=wait, background=True
+                _rollout,
+                *args,
+                time_limit=time_limit + ROLLOUT_SLACK,
+                wait=wait,
+                background=True,
             )
 
     async def ping(self, *, time_limit: float = 5.0) -> int:

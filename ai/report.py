@@ -2,7 +2,8 @@
 
 A verdict compares the play made with the evaluation's best play of the same roll. Per player
 the review counts the decisions that were real choices (forced plays are left out, as gnubg
-and XG do), adds up the equity given away, and keeps the biggest mistakes; where the
+and XG do), adds up the equity given away, in the variant's unit and in thousandths of a game
+(``ai.error_scale``, the benchmark's scale), and keeps the biggest mistakes; where the
 evaluation measures luck (classic), it adds up how much better or worse the rolls were than
 average.
 """
@@ -12,34 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ai.error_scale import BAD, DOUBTFUL, VERY_BAD, error_of, mistake_class, performance_rating
+
 #: How many mistakes a review lists per player.
 MISTAKES = 3
 #: Equity below this is evaluation noise, not a mistake.
 EPSILON = 1e-6
-
-#: Mistake classes by the equity lost in game values (the loss divided by the variant's
-#: ``typical_game_value``): gnubg's default thresholds for money play (docs/analysis.md).
-DOUBTFUL, BAD, VERY_BAD = "doubtful", "bad", "very bad"
-THRESHOLDS: tuple[tuple[float, str], ...] = ((0.16, VERY_BAD), (0.08, BAD), (0.04, DOUBTFUL))
-#: Performance rating per game value lost per decision (gnubg's PR: 500 x the mean error per
-#: decision in normalised equity; 0 is perfect play, about 5 a world-class player).
-PR_FACTOR = 500.0
-
-
-def mistake_class(lost: float, game_value: float = 1.0) -> str | None:
-    """ "very bad", "bad", "doubtful" or None (no mistake) for ``lost`` equity in a variant
-    whose typical game is worth ``game_value`` of its unit."""
-    scaled = lost / game_value
-    for threshold, name in THRESHOLDS:
-        if scaled >= threshold:
-            return name
-    return None
-
-
-def performance_rating(average_lost: float, game_value: float = 1.0) -> float:
-    """One scale for every variant: ``PR_FACTOR`` x the mean equity lost per decision,
-    measured in typical game values."""
-    return PR_FACTOR * average_lost / game_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +39,14 @@ class Verdict:
     luck: float | None
     #: Number of legal plays (1 = forced).
     choices: int
+    #: What the decision was worth in the variant's unit (``ai.error_scale.decision_worth``).
+    worth: float
+
+    @property
+    def error(self) -> float:
+        """The loss in thousandths of a game (``ai.error_scale``): the scale of the
+        benchmark's error rates, mistake classes and the performance rating."""
+        return error_of(self.lost, self.worth)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +55,9 @@ class PlayerReview:
     #: Plays that were a choice (more than one legal play).
     decisions: int
     forced: int
+    #: Equity given away in the variant's unit, and the same in thousandths of a game.
     total_lost: float
+    total_error: float
     mistakes: tuple[Verdict, ...]
     #: Sum of the rolls' luck (None where the evaluation does not measure it).
     luck: float | None
@@ -79,20 +68,22 @@ class PlayerReview:
 
     @property
     def error_rate(self) -> float:
-        """Average equity lost per decision in thousandths (gnubg's and XG's "error rate")."""
-        return 1000.0 * self.average_lost
+        """Mean error per decision in thousandths of a game (``ai.error_scale``), as the
+        benchmark gives a level's."""
+        return self.total_error / self.decisions if self.decisions else 0.0
 
-    def rating(self, game_value: float = 1.0) -> float:
-        """The performance rating (:func:`performance_rating`)."""
-        return performance_rating(self.average_lost, game_value)
+    @property
+    def rating(self) -> float:
+        """The performance rating (``ai.error_scale.performance_rating``)."""
+        return performance_rating(self.error_rate)
 
 
-def class_counts(verdicts: Sequence[Verdict], seat: int, game_value: float = 1.0) -> dict[str, int]:
+def class_counts(verdicts: Sequence[Verdict], seat: int) -> dict[str, int]:
     """How many of ``seat``'s choices were doubtful, bad and very bad."""
     out = {DOUBTFUL: 0, BAD: 0, VERY_BAD: 0}
     for v in verdicts:
         if v.seat == seat and v.choices > 1:
-            kind = mistake_class(v.lost, game_value)
+            kind = mistake_class(v.error)
             if kind is not None:
                 out[kind] += 1
     return out
@@ -101,21 +92,22 @@ def class_counts(verdicts: Sequence[Verdict], seat: int, game_value: float = 1.0
 def worst_mistakes(
     verdicts: Sequence[Verdict], seat: int | None = None, count: int = MISTAKES
 ) -> list[Verdict]:
-    """The ``count`` biggest losses (of ``seat``, or of both players), biggest first."""
+    """The ``count`` biggest errors (of ``seat``, or of both players), biggest first."""
     chosen = [v for v in verdicts if v.choices > 1 and v.lost > EPSILON and seat in (None, v.seat)]
-    return sorted(chosen, key=lambda v: -v.lost)[:count]
+    return sorted(chosen, key=lambda v: -v.error)[:count]
 
 
 def review_player(verdicts: Sequence[Verdict], seat: int) -> PlayerReview:
     mine = [v for v in verdicts if v.seat == seat]
     chosen = [v for v in mine if v.choices > 1]
-    mistakes = sorted((v for v in chosen if v.lost > EPSILON), key=lambda v: -v.lost)
+    mistakes = sorted((v for v in chosen if v.lost > EPSILON), key=lambda v: -v.error)
     lucks = [v.luck for v in mine if v.luck is not None]
     return PlayerReview(
         seat=seat,
         decisions=len(chosen),
         forced=len(mine) - len(chosen),
         total_lost=sum(v.lost for v in chosen),
+        total_error=sum(v.error for v in chosen),
         mistakes=tuple(mistakes[:MISTAKES]),
         luck=sum(lucks) if lucks else None,
     )
@@ -158,16 +150,12 @@ def mistake_points(
 __all__ = [
     "BAD",
     "DOUBTFUL",
-    "PR_FACTOR",
-    "THRESHOLDS",
     "VERY_BAD",
     "PlayerReview",
     "Verdict",
     "class_counts",
     "game_breaks",
-    "mistake_class",
     "mistake_points",
-    "performance_rating",
     "review_player",
     "win_series",
     "worst_mistakes",

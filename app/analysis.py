@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ai.error_scale import mistake_class
 from ai.pool import AIPool, PoolError
 from ai.pool import PoolBusy as AIPoolBusy
-from ai.report import Verdict, mistake_class
+from ai.report import Verdict
 from ai.rollout import Rollout
 from app.errors import Refusal
 from app.limits import Busy, Rate, RateLimiter
@@ -38,9 +39,13 @@ ANALYZE_SECONDS = 4.0
 DEEP_HINT_SECONDS = 4.0
 #: Candidate plays rolled out (the best by the first look; the rest are not listed).
 ANALYZE_CANDIDATES = 4
-#: Backgammon's rollouts (bgsage, in batches of 36 trials) are truncated after this many turns
-#: and finished by its network: whole games take several seconds a batch on a loaded machine.
-BGSAGE_TRUNCATE = 5
+#: Turns each trial is played before the evaluation values the position reached, in every
+#: variant (as the benchmark's rollouts, docs/benchmark.md). Whole games gave 2 to 6 trials a
+#: play within the budget at a load of 9 on two cores (the variants' Python play-outs), and
+#: bgsage's whole games several seconds a batch (``bench.deep_hint``, docs/analysis.md).
+ROLLOUT_TURNS = 5
+#: How long a request waits for a place in the workers' queue before it is refused as busy.
+QUEUE_WAIT = 2.0
 #: Per user: analyses and deep hints together (each takes a worker for seconds).
 DEFAULT_ANALYSIS_RATE = Rate(3, 60)
 #: Page "who" of the mistakes of both players (0 and 1 are the seats).
@@ -62,6 +67,14 @@ class NotReviewed(Refusal):
 
 class BadAnalysisInput(Refusal):
     """/analyze was given something it cannot analyse; the message says what would do."""
+
+
+class RolloutsFailed(Refusal):
+    def __init__(self) -> None:
+        super().__init__(
+            "The rollouts did not finish in time: the computer is busy. Try again in a moment "
+            "(`/hint` without `depth` gives a quick hint)."
+        )
 
 
 class AnalysisHidden(Refusal):
@@ -140,9 +153,11 @@ class Analyst:
         if body is None:
             raise NotReviewed(found.id)
         mistakes = stored_mistakes(body)
+        if mistakes is None:  # stored before verdicts kept their worth: judge it again
+            raise NotReviewed(found.id)
         if who != BOTH:
             mistakes = [v for v in mistakes if v.seat == who]
-        mistakes = sorted(mistakes, key=lambda v: -v.lost)[:3]
+        mistakes = sorted(mistakes, key=lambda v: -v.error)[:3]
         index = max(0, min(index, len(mistakes) - 1))
         return MistakePage(found, who, index, tuple(mistakes))
 
@@ -230,20 +245,14 @@ class Analyst:
         if len(plays) == 1:
             return Analysis(job, None, plays[0].text or "no move")
         try:
-            rolled = await self.pool.rollout(
-                job.rules,
-                job.position,
-                job.dice,
-                candidates=ANALYZE_CANDIDATES,
-                truncate=_truncate(job.rules),
-                time_limit=ANALYZE_SECONDS,
-                wait=2.0,
+            rolled = await rank_by_rollouts(
+                self.pool, job.rules, job.position, job.dice, ANALYZE_SECONDS
             )
         except AIPoolBusy:
             raise Busy() from None
         except PoolError as exc:
             log.warning("analysis failed: %s", exc)
-            raise BadAnalysisInput(f"The analysis failed: {exc}") from exc
+            raise RolloutsFailed() from exc
         return Analysis(job, rolled)
 
     # --- deep hints ------------------------------------------------------------------------------
@@ -267,23 +276,30 @@ class Analyst:
         dice = state.current_dice()
         assert dice is not None
         try:
-            return await self.pool.rollout(
-                state.rules,
-                state.position_for(job.seat),
-                dice,
-                candidates=ANALYZE_CANDIDATES,
-                truncate=_truncate(state.rules),
-                time_limit=DEEP_HINT_SECONDS,
-                wait=2.0,
+            return await rank_by_rollouts(
+                self.pool, state.rules, state.position_for(job.seat), dice, DEEP_HINT_SECONDS
             )
         except AIPoolBusy:
             raise Busy() from None
+        except PoolError as exc:  # over the budget and the pool's grace on a loaded machine
+            log.warning("deep hint failed: %s", exc)
+            raise RolloutsFailed() from exc
 
 
-def _truncate(rules: Variant) -> int:
-    """Turns per trial (0: to the end of the game); classic rolls out on bgsage
-    (``ai.rollout``: the variants with a cube)."""
-    return BGSAGE_TRUNCATE if rules.has_cube else 0
+async def rank_by_rollouts(
+    pool: AIPool, rules: Variant, position: Position, dice: Dice, seconds: float
+) -> Rollout:
+    """The best ``ANALYZE_CANDIDATES`` plays rolled out in ``seconds`` (/analyze and deep
+    hints; ``bench.deep_hint`` times this very call). Raises the pool's errors."""
+    return await pool.rollout(
+        rules,
+        position,
+        dice,
+        candidates=ANALYZE_CANDIDATES,
+        truncate=ROLLOUT_TURNS,
+        time_limit=seconds,
+        wait=QUEUE_WAIT,
+    )
 
 
 # --- reading the inputs -----------------------------------------------------------------------
@@ -380,13 +396,14 @@ def mistake_page_text(page: MistakePage) -> str:
     if not page.mistakes:
         return f"Game #{page.game.id}: no mistakes found in {whose} plays."
     v = page.mistakes[page.index]
-    kind = mistake_class(v.lost, rules.typical_game_value) or "small"
+    kind = mistake_class(v.error) or "small"
     return "\n".join(
         [
             f"**Mistake {page.index + 1} of {len(page.mistakes)}** ({whose} worst, "
             f"game #{page.game.id}):",
             f"{v.line}",
-            f"Played `{v.played}`: −{v.lost:{f}} {unit}s against the best play ({kind}).",
+            f"Played `{v.played}`: −{v.lost:{f}} {unit}s against the best play, "
+            f"{v.error:.0f} thousandths of a game ({kind}).",
             f"Better: `{v.best}`",
         ]
     )
@@ -401,7 +418,9 @@ __all__ = [
     "BadAnalysisInput",
     "MistakePage",
     "NotReviewed",
+    "RolloutsFailed",
     "analysis_text",
     "deep_hint_text",
     "mistake_page_text",
+    "rank_by_rollouts",
 ]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ai.report import THRESHOLDS
+from ai.error_scale import THRESHOLDS, decision_worth, error_of
 from app.errors import Refusal
 from app.limits import Rate, RateLimiter
 from app.reports import equity_format
@@ -65,8 +65,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BENCHMARK_DIR = Path(__file__).resolve().parents[1] / "ai" / "benchmarks"
-#: The smallest gap from the best play to the second, in game values (the doubtful threshold:
-#: anything less is not clearly a better play); and at least this many standard errors.
+#: The smallest gap from the best play to the second, in thousandths of a game
+#: (``ai.error_scale``; the doubtful threshold: anything less is not clearly a better play);
+#: and at least this many standard errors.
 CLEAR_GAP = min(t for t, _ in THRESHOLDS)
 CLEAR_SES = 3.0
 #: Per user: /puzzle (each draws a board).
@@ -141,14 +142,17 @@ def puzzle_key(variant: str, text: str) -> str:
     return f"{variant}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
-def is_clear(candidates: Sequence[Candidate], game_value: float) -> bool:
-    """The best play beats the second clearly: by more than the doubtful threshold and more
-    than three standard errors of the difference (the two means' errors together)."""
+def is_clear(candidates: Sequence[Candidate], worth: float) -> bool:
+    """The best play beats the second clearly: by more than the doubtful threshold (the
+    second is a mistake on the review's scale, for a decision worth ``worth``,
+    ``ai.error_scale.decision_worth``) and more than three standard errors of the difference
+    (the two means' errors together)."""
     if len(candidates) < 2:
         return False
     best, second = candidates[0], candidates[1]
+    gap = best.equity - second.equity
     se = math.hypot(best.se, second.se)
-    return best.equity - second.equity > max(CLEAR_GAP * game_value, CLEAR_SES * se)
+    return error_of(gap, worth) > CLEAR_GAP and gap > CLEAR_SES * se
 
 
 def read_benchmark(path: Path) -> list[Puzzle]:
@@ -164,7 +168,7 @@ def read_benchmark(path: Path) -> list[Puzzle]:
                 Candidate(str(c["play"]), float(c["equity"]), float(c["se"]))
                 for c in item["candidates"]
             )
-            _, dice = parse_position(text)
+            pos, dice = parse_position(text)
             if dice is None:
                 raise ValueError("no dice")
             puzzle = Puzzle(
@@ -173,7 +177,7 @@ def read_benchmark(path: Path) -> list[Puzzle]:
         except (ValueError, KeyError, TypeError, EngineError) as exc:
             log.warning("%s:%d is not a benchmark decision: %s", path, number, exc)
             continue
-        if is_clear(candidates, puzzle.rules.typical_game_value):
+        if is_clear(candidates, decision_worth(puzzle.rules, pos)):
             out.append(puzzle)
     return out
 

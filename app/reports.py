@@ -17,17 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from ai.error_scale import BAD, DOUBTFUL, VERY_BAD, decision_worth, mistake_class
 from ai.pool import AIPool, PoolError, ReviewDecision
 from ai.pool import PoolBusy as AIPoolBusy
 from ai.report import (
-    BAD,
-    DOUBTFUL,
-    VERY_BAD,
     PlayerReview,
     Verdict,
     class_counts,
     game_breaks,
-    mistake_class,
     mistake_points,
     review_player,
     win_series,
@@ -40,7 +37,6 @@ from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Busy, Rate, RateL
 from app.records import GameRecords, NoSuchGame, state_or_none
 from app.settings import server_theme
 from app.table import GameTable
-from engine import get_variant
 from engine.errors import EngineError
 from engine.game import DOUBLE, MOVE, ROLL, GameState
 from engine.history import PLAY, Decision, replay
@@ -175,13 +171,9 @@ class Review:
     #: Every play judged, in play order.
     verdicts: tuple[Verdict, ...] = ()
 
-    @property
-    def game_value(self) -> float:
-        return get_variant(self.game.variant).typical_game_value
-
     def counts(self, seat: int) -> dict[str, int]:
         """``seat``'s mistakes by class."""
-        return class_counts(self.verdicts, seat, self.game_value)
+        return class_counts(self.verdicts, seat)
 
 
 # --- the service ------------------------------------------------------------------------------
@@ -331,8 +323,8 @@ class Reports:
         found, state = job.game, job.state
         loop = asyncio.get_running_loop()
         try:
-            decisions = await loop.run_in_executor(None, replay, state)
-            verdicts = await self._verdicts(state, decisions)
+            judged = await loop.run_in_executor(None, decisions_to_judge, state)
+            verdicts = await self._verdicts(state, judged)
         except AIPoolBusy:
             raise Busy() from None
         except (EngineError, PoolError) as exc:
@@ -365,14 +357,15 @@ class Reports:
         await self.db.save_review(found.id, review_body(verdicts), now=time.time())
         return Review(found, names, reviews, png, alt, tuple(verdicts))
 
-    async def _verdicts(self, final: GameState, decisions: list[Decision]) -> list[Verdict]:
-        """Judge every play in the worker pool, one at a time: games in progress keep their
-        share of the workers while a long review runs."""
+    async def _verdicts(
+        self, final: GameState, judged: list[tuple[Decision, float]]
+    ) -> list[Verdict]:
+        """Judge every play of :func:`decisions_to_judge` in the worker pool, one at a time:
+        games in progress keep their share of the workers while a long review runs."""
         rules = final.rules
         verdicts = []
-        for d in decisions:
-            if d.kind != PLAY or d.play is None:
-                continue
+        for d, worth in judged:
+            assert d.play is not None
             dice = d.before.current_dice()
             assert dice is not None
             pos = d.before.position_for(d.seat)
@@ -411,9 +404,22 @@ class Reports:
                     win=mine.win,
                     luck=luck,
                     choices=len(ranked),
+                    worth=worth,
                 )
             )
         return verdicts
+
+
+def decisions_to_judge(final: GameState) -> list[tuple[Decision, float]]:
+    """The plays of a game's record, each with what it was worth (``ai.error_scale``: the
+    scale of its error). Seconds for a long match: run it off the event loop."""
+    out = []
+    for d in replay(final):
+        if d.kind != PLAY or d.play is None:
+            continue
+        pos = d.before.position_for(d.seat)
+        out.append((d, decision_worth(final.rules, pos, match_context(d.before, d.seat))))
+    return out
 
 
 # --- texts ------------------------------------------------------------------------------------
@@ -426,12 +432,13 @@ def review_body(verdicts: Sequence[Verdict]) -> str:
     return json.dumps({"mistakes": [dataclasses.asdict(v) for v in kept]}, separators=(",", ":"))
 
 
-def stored_mistakes(body: str) -> list[Verdict]:
-    """The mistakes of :func:`review_body` (an unreadable body: none)."""
+def stored_mistakes(body: str) -> list[Verdict] | None:
+    """The mistakes of :func:`review_body`; None for a body that cannot be read or was stored
+    before verdicts kept their worth (the game is to be reviewed again)."""
     try:
         return [Verdict(**item) for item in json.loads(body)["mistakes"]]
     except (ValueError, TypeError, KeyError):
-        return []
+        return None
 
 
 def decision_line(final: GameState, d: Decision) -> str:
@@ -517,30 +524,17 @@ def hint_lines(ranked: list[RankedPlay], unit: str = "point") -> str:
 
 
 def review_text(
-    review: PlayerReview,
-    unit: str = "point",
-    game_value: float = 1.0,
-    counts: dict[str, int] | None = None,
+    review: PlayerReview, unit: str = "point", counts: dict[str, int] | None = None
 ) -> str:
-    """A player's review in the variant's ``unit``: the error rate (mean equity lost per
-    decision) in thousandths of a point where games score points (gnubg's and XG's), in pips
-    where they score pips; the performance rating on the scale shared by every variant
-    (``ai.report.performance_rating``); the mistakes by class; the biggest ones."""
+    """A player's review: the error rate (mean equity lost per decision) in thousandths of a
+    game, the benchmark's scale for every variant (``ai.error_scale``), with the mean and total
+    in the variant's ``unit``; the performance rating; the mistakes by class; the biggest ones."""
     f = equity_format(unit)
-    if unit == "pip":
-        lost = (
-            f"Error rate: {review.average_lost:.1f} pips per decision "
-            f"({review.total_lost:.1f} pips in total)"
-        )
-    else:
-        lost = (
-            f"Error rate: {review.error_rate:.1f} (thousandths of a point per decision; "
-            f"{review.total_lost:.3f} points in total)"
-        )
     lines = [
         f"Decisions: {review.decisions} (+{review.forced} forced)",
-        lost,
-        f"Performance rating: {review.rating(game_value):.1f} (0 = perfect)",
+        f"Error rate: {review.error_rate:.1f} thousandths of a game per decision "
+        f"({review.average_lost:{f}} {unit}s a decision, {review.total_lost:{f}} in total)",
+        f"Performance rating: {review.rating:.1f} (0 = perfect)",
     ]
     if counts is not None:
         lines.append(
@@ -553,7 +547,7 @@ def review_text(
     if review.mistakes:
         lines.append("Biggest mistakes:")
         for v in review.mistakes:
-            kind = mistake_class(v.lost, game_value) or "small"
+            kind = mistake_class(v.error) or "small"
             lines.append(f"• {v.line} (−{v.lost:{f}}, {kind}); better: `{v.best}`")
     else:
         lines.append("No mistakes found.")

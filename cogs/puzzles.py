@@ -2,7 +2,9 @@
 
 The Answer button is persistent (the puzzle's key is in its custom_id); it opens a modal where
 the player writes their play as for /move; the verdict, the rollout figures and the player's
-record come back privately. The daily puzzle is posted by a sweep that only touches the
+record come back privately. The modal is persistent too: its custom_id names the puzzle and
+every submit is decoded from it (:meth:`PuzzleCog.answer_form`), so a form opened before a
+restart is judged after it. The daily puzzle is posted by a sweep that only touches the
 servers of this process's shards, claimed in the database first and posted with a nonce, so it
 appears once a day however many sweeps, processes or restarts there are.
 """
@@ -36,11 +38,16 @@ from discord_ui.boundary import tell_user
 from discord_ui.common import guarded
 from discord_ui.custom_ids import (
     PUZZLE_BUILDER_TEMPLATE,
+    PUZZLE_FORM_PREFIX,
     PUZZLE_STEP_TEMPLATE,
     PUZZLE_TEMPLATE,
+    STALE_FORM,
     Click,
     PuzzleBuilderClick,
     PuzzleClick,
+    PuzzleFormSubmit,
+    decode_custom_id,
+    submitted_value,
 )
 from discord_ui.items import ActionButton, AnsweredItem
 from discord_ui.options import Variant
@@ -147,16 +154,12 @@ class AnswerModal(discord.ui.Modal):
         custom_id="play",
     )
 
-    def __init__(self, cog: PuzzleCog, puzzle: str) -> None:
+    def __init__(self, puzzle: str) -> None:
         variant, _, key = puzzle.partition(":")
-        # The form is answered by this very object (not a persistent item): a form submitted
-        # after a restart is not judged, and Discord tells the user it failed.
-        super().__init__(title="Your answer", custom_id=f"pzform:{variant}:{key}", timeout=1800)
-        self.cog = cog
-        self.puzzle = puzzle
-
-    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self.cog.judge(interaction, self.puzzle, self.play.value))
+        super().__init__(title="Your answer", custom_id=f"{PUZZLE_FORM_PREFIX}{variant}:{key}")
+        # Not kept by discord.py (a finished modal is not stored): every submit, before or
+        # after a restart, is answered from its custom_id by PuzzleCog.answer_form, once.
+        self.stop()
 
 
 def answer_view(puzzle: Puzzle) -> discord.ui.View:
@@ -240,7 +243,7 @@ class PuzzleCog(commands.Cog):
 
     async def open_answer(self, interaction: discord.Interaction[Any], puzzle: str) -> None:
         self.puzzles.find(puzzle)  # a puzzle gone from the benchmark is refused here
-        await interaction.response.send_modal(AnswerModal(self, puzzle))
+        await interaction.response.send_modal(AnswerModal(puzzle))
 
     async def _builder_parts(
         self, built: BuiltAnswer, guild_id: int | None
@@ -283,6 +286,22 @@ class PuzzleCog(commands.Cog):
         await interaction.response.defer()
         content, file, view = await self._builder_parts(built, interaction.guild_id)
         await interaction.edit_original_response(content=content, attachments=[file], view=view)
+
+    @commands.Cog.listener("on_interaction")
+    async def answer_form(self, interaction: discord.Interaction[Any]) -> None:
+        """A submitted answer form, judged from its custom_id (the puzzle) and its field."""
+        if interaction.type != discord.InteractionType.modal_submit:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str) or not custom_id.startswith(PUZZLE_FORM_PREFIX):
+            return  # another form: its own handler answers it
+        form = decode_custom_id(custom_id)
+        play = submitted_value(data, "play")
+        if not isinstance(form, PuzzleFormSubmit) or play is None:
+            await tell_user(interaction, STALE_FORM)
+            return
+        await guarded(interaction, self.judge(interaction, form.puzzle, play))
 
     async def judge(self, interaction: discord.Interaction[Any], puzzle: str, play: str) -> None:
         verdict = await self.puzzles.answer(interaction.user.id, interaction.guild_id, puzzle, play)

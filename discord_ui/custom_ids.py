@@ -1,6 +1,6 @@
-"""The custom_ids of the bot's persistent buttons: their templates (how discord.py routes a
-click to its DynamicItem) and :func:`decode_custom_id`, the one place that turns an id back
-into numbers. Ids come from Discord clients and can be forged: anything that is not exactly an
+"""The custom_ids of the bot's persistent buttons and forms: their templates (how discord.py
+routes a click to its DynamicItem) and :func:`decode_custom_id`, the one place that turns an id
+back into numbers. Ids come from Discord clients and can be forged: anything that is not exactly an
 id the bot could have made decodes to None, and the button answers that it no longer works.
 """
 
@@ -46,10 +46,18 @@ PUZZLE_TEMPLATE = rf"pz:(?P<action>ans|bld):{_PUZZLE}"
 #: The puzzle's move builder: Undo, Confirm, Start over, and the step menus (``s<row>``).
 PUZZLE_BUILDER_TEMPLATE = rf"pz:(?P<action>undo|confirm|reset):{_PUZZLE}:{_STEPS}"
 PUZZLE_STEP_TEMPLATE = rf"pz:s(?P<row>[0-9]):{_PUZZLE}:{_STEPS}"
+#: The puzzle's answer form (a modal): submitted to whichever process is running then, even
+#: one started after the form was opened.
+PUZZLE_FORM_PREFIX = "pzform:"
+PUZZLE_FORM_TEMPLATE = rf"{PUZZLE_FORM_PREFIX}{_PUZZLE}"
 
 STALE_BUTTON = (
     "This button does not work any more (its message is too old, or the bot has changed "
     "since). Use the command again."
+)
+STALE_FORM = (
+    "This form does not work any more (the bot has changed since it was opened). Use the "
+    "command again."
 )
 
 
@@ -123,6 +131,13 @@ class PuzzleClick:
 
 
 @dataclass(frozen=True, slots=True)
+class PuzzleFormSubmit:
+    """The answer form of a puzzle, submitted."""
+
+    puzzle: str
+
+
+@dataclass(frozen=True, slots=True)
 class PuzzleBuilderClick:
     """The puzzle builder's button (``action`` undo, confirm, reset) or step menu (``action``
     "step", ``row`` the menu)."""
@@ -143,6 +158,7 @@ Click = (
     | ReviewPageClick
     | PuzzleClick
     | PuzzleBuilderClick
+    | PuzzleFormSubmit
     | SignupClick
 )
 
@@ -158,6 +174,7 @@ _REVIEW_PAGE = re.compile(REVIEW_PAGE_TEMPLATE)
 _PUZZLE_CLICK = re.compile(PUZZLE_TEMPLATE)
 _PUZZLE_BUILDER = re.compile(PUZZLE_BUILDER_TEMPLATE)
 _PUZZLE_STEP = re.compile(PUZZLE_STEP_TEMPLATE)
+_PUZZLE_FORM = re.compile(PUZZLE_FORM_TEMPLATE)
 
 
 def _number(text: str) -> int | None:
@@ -217,4 +234,25 @@ def decode_custom_id(custom_id: object) -> Click | None:
         if "row" in match.groupdict():
             return PuzzleBuilderClick("step", puzzle, match["steps"], int(match["row"]))
         return PuzzleBuilderClick(match["action"], puzzle, match["steps"])
+    if match := _PUZZLE_FORM.fullmatch(custom_id):
+        return PuzzleFormSubmit(f"{match['variant']}:{match['key']}")
+    return None
+
+
+def submitted_value(data: object, custom_id: str) -> str | None:
+    """The value of field ``custom_id`` in a modal submit's ``data`` (its components, in action
+    rows or labels, as clients send them), or None if it is not there. Never raises."""
+    if not isinstance(data, dict):
+        return None
+    pending: list[object] = [data]
+    while pending:
+        comp = pending.pop()
+        if not isinstance(comp, dict):
+            continue
+        if comp.get("custom_id") == custom_id and isinstance(comp.get("value"), str):
+            return str(comp["value"])
+        children = comp.get("components")
+        if isinstance(children, list):
+            pending.extend(children)
+        pending.append(comp.get("component"))  # a label's one component
     return None

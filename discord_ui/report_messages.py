@@ -7,6 +7,7 @@ import io
 
 import discord
 
+from ai.error_scale import THRESHOLDS
 from app.league import RecordFile
 from app.records import variant_name
 from app.reports import Job, Review, review_text
@@ -16,25 +17,21 @@ REPLAY_FILE = "replay-{id}.gif"
 CHART_FILE = "chances-{id}.png"
 
 
-#: How a review explains its figures, after the unit's own note.
-RATING_NOTE = (
-    " The performance rating puts every variant on one scale: 500 × the equity lost per "
-    "decision in typical game values (0 is perfect; about 5 is world class in backgammon). "
-    "A mistake is doubtful from 0.04 game values lost, bad from 0.08, very bad "
-    "from 0.16."
+#: How a review explains its figures, after the unit's own note (docs/analysis.md).
+SCALE_NOTE = (
+    " The error rate is the equity lost per decision in thousandths of a game: each loss "
+    "divided by what the game was worth in that position, the scale of the computer levels' "
+    "benchmark, the same for every variant. The performance rating is half of it (0 is "
+    "perfect; about 5 is world class in backgammon). A mistake is "
+    + ", ".join(f"{name} from {threshold:.0f}" for threshold, name in reversed(THRESHOLDS))
+    + " thousandths."
 )
 
 
 def unit_note(unit: str) -> str:
     if unit == "pip":
-        return (
-            "Equity is in pips (the game scores the loser's pips); the error rate is the "
-            "equity lost per decision, in pips too." + RATING_NOTE
-        )
-    return (
-        "Equity is in points per unit of stake; the error rate is the average equity lost "
-        "per decision, in thousandths." + RATING_NOTE
-    )
+        return "Equity is in pips (the game scores the loser's pips)." + SCALE_NOTE
+    return "Equity is in points per unit of stake." + SCALE_NOTE
 
 
 def replay_message(job: Job, gif: bytes) -> tuple[str, discord.File]:
@@ -58,7 +55,7 @@ def review_message(done: Review) -> tuple[discord.Embed, discord.File]:
     for seat in (0, 1):
         embed.add_field(
             name=names[seat][:250],
-            value=review_text(done.reviews[seat], unit, done.game_value, done.counts(seat))[:1024],
+            value=review_text(done.reviews[seat], unit, done.counts(seat))[:1024],
             inline=False,
         )
     embed.set_image(url=f"attachment://{CHART_FILE.format(id=found.id)}")

@@ -221,11 +221,6 @@ class Variant:
     #: 1, 2 or 3 points, times the cube) or "pip" (the Pin games score the loser's pips).
     score_unit: ClassVar[str] = "point"
 
-    #: What a game is typically worth in ``score_unit``: the scale that makes equity lost
-    #: comparable across variants (mistake classes and performance ratings, docs/analysis.md).
-    #: A point for the games scored in points.
-    typical_game_value: ClassVar[float] = 1.0
-
     #: Resignation levels a loser may offer (classic: single, gammon, backgammon; the Pin
     #: games: the loser's pips x1, x2, x3). 1: resigning concedes the game at once.
     resign_levels: ClassVar[int] = 1

@@ -89,9 +89,6 @@ class Pin(CoveringVariant):
 
     resign_levels = 3
     score_unit = "pip"  # the loser's pip count (§3.2.8)
-    #: The mean |result| of 0-ply self-play games from the opening: 85.6 pips (95 %: ±10.3,
-    #: 200 games; docs/analysis.md).
-    typical_game_value = 85.0
 
     def resignation_points(self, pos: Position, level: int = 1) -> int:
         # As the game's own scoring: the loser's pips, x2 (gammon), x3 (backgammon).

@@ -15,7 +15,6 @@ import pytest
 
 from ai.benchmark import Decision, Settings, build, path_for, read_benchmark
 from ai.benchmark_score import (
-    BLUNDER,
     HAND_0PLY,
     loss_of,
     mean_interval,
@@ -24,6 +23,7 @@ from ai.benchmark_score import (
     summarise,
     wilson,
 )
+from ai.error_scale import BLUNDER, decision_worth
 from ai.evaluation import evaluator_for
 from engine import Play, Position, Roll, get_variant, legal_plays, parse_position
 from engine.text import format_position
@@ -44,14 +44,15 @@ def decision(candidates: list[tuple[str, float]]) -> Decision:
 
 
 def test_summary_of_known_losses() -> None:
-    # Losses of 0, 0.1 and 0.2 of a game: mean 0.1, sample deviation 0.1.
-    score = summarise("x", [0.0, 0.1, 0.2], [0.0, 0.1, 0.2], outside=1)
-    half = 1.96 * 0.1 / math.sqrt(3)
+    # Errors of 0, 100 and 200 thousandths of a game: mean 100, sample deviation 100.
+    score = summarise("x", [0.0, 100.0, 200.0], [0.0, 0.1, 0.2], outside=1)
+    half = 1.96 * 100.0 / math.sqrt(3)
     assert score.error_rate == pytest.approx(100.0)
-    assert score.low == pytest.approx(1000 * (0.1 - half))
-    assert score.high == pytest.approx(1000 * (0.1 + half))
+    assert score.rating == pytest.approx(50.0)  # the review's performance rating
+    assert score.low == pytest.approx(100.0 - half)
+    assert score.high == pytest.approx(100.0 + half)
     assert score.raw == pytest.approx(0.1)
-    assert score.blunders == pytest.approx(2 / 3)  # 0.1 and 0.2 are at least BLUNDER
+    assert score.blunders == pytest.approx(2 / 3)  # 100 and 200 are at least BLUNDER
     assert score.blunders_low < 2 / 3 < score.blunders_high
     assert score.outside == 1
 
@@ -71,10 +72,10 @@ def test_intervals() -> None:
 
 
 def test_paired_difference() -> None:
-    a = summarise("a", [0.1, 0.2], [0.1, 0.2], 0)
-    b = summarise("b", [0.3, 0.4], [0.3, 0.4], 0)
+    a = summarise("a", [100.0, 200.0], [0.1, 0.2], 0)
+    b = summarise("b", [300.0, 400.0], [0.3, 0.4], 0)
     mean, low, high = paired(a, b, 0.5)
-    # 0.1 - 0.15 and 0.2 - 0.2: mean -0.025, in thousandths -25.
+    # 100 - 150 and 200 - 200: mean -25.
     assert mean == pytest.approx(-25.0)
     assert low < mean < high
 
@@ -115,7 +116,7 @@ def mid_game(variant_id: str, seed: int) -> tuple[Position, Roll, list[Play]]:
 def hand_made_line(variant_id: str, seed: int, hand_best: bool) -> tuple[dict[str, object], float]:
     """A benchmark line whose candidates are all the legal plays: the hand evaluation's 0-ply
     choice valued 0 and another play 0.5 (``hand_best``: the choice 1.0, the others 0). Also
-    the decision's stake, the game value the loss is scaled by."""
+    what the decision is worth (``ai.error_scale``), the scale of its loss."""
     rules = get_variant(variant_id)
     pos, roll, plays = mid_game(variant_id, seed)
     eq, _ = evaluator_for(variant_id).evaluate(rules, [p.after for p in plays])
@@ -136,7 +137,7 @@ def hand_made_line(variant_id: str, seed: int, hand_best: bool) -> tuple[dict[st
         "trials": 36,
         "source": {"levels": ["test", "test"], "game": seed, "move": 1},
     }
-    return line, evaluator_for(variant_id).stake_scale(rules, pos, None)
+    return line, decision_worth(rules, pos)
 
 
 @pytest.mark.parametrize("variant_id", ["blocking", "pin"])
@@ -150,10 +151,10 @@ def test_error_rate_of_a_hand_made_benchmark(tmp_path: Path, variant_id: str) ->
     # One decision loses 0.5 (in the variant's unit), the other nothing.
     assert score.decisions == 2
     assert score.raw == pytest.approx(0.25)
-    assert score.losses == pytest.approx((0.5 / stake_lost, 0.0))
+    assert score.losses == pytest.approx((1000 * 0.5 / stake_lost, 0.0))
     assert score.error_rate == pytest.approx(1000 * 0.25 / stake_lost)
     assert score.outside == 0
-    assert score.blunders == (0.5 if 0.5 / stake_lost >= BLUNDER else 0.0)
+    assert score.blunders == (0.5 if 1000 * 0.5 / stake_lost >= BLUNDER else 0.0)
 
     proc = subprocess.run(
         [
@@ -259,4 +260,4 @@ def test_interval_over_games() -> None:
     mean, low, high = mean_interval([0.0, 0.0, 1.0, 1.0], ["a", "a", "b", "b"])
     assert (mean, low, high) == pytest.approx((0.5, 0.5 - 0.98, 0.5 + 0.98))
     score = summarise("x", [0.0, 0.0, 1.0, 1.0], [0.0] * 4, 0, ["a", "a", "b", "b"])
-    assert score.high == pytest.approx(1000 * 1.48)
+    assert score.high == pytest.approx(1.48)

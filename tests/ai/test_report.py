@@ -16,8 +16,11 @@ def verdict(
     luck: float | None = None,
     game: int = 1,
     n: int = 0,
+    worth: float = 1.0,
 ) -> Verdict:
-    return Verdict(seat, game, f"line {n}", f"played {n}", f"best {n}", lost, win, luck, choices)
+    return Verdict(
+        seat, game, f"line {n}", f"played {n}", f"best {n}", lost, win, luck, choices, worth
+    )
 
 
 def test_review_counts_choices_sums_losses_and_keeps_the_three_biggest_mistakes() -> None:
@@ -35,12 +38,24 @@ def test_review_counts_choices_sums_losses_and_keeps_the_three_biggest_mistakes(
     assert review.total_lost == pytest.approx(0.65)
     assert review.average_lost == pytest.approx(0.13)
     assert review.error_rate == pytest.approx(130.0)
+    assert review.rating == pytest.approx(65.0)  # half the error rate
     assert [v.line for v in review.mistakes] == ["line 3", "line 6", "line 1"]
     assert review.luck is None
     other = review_player(verdicts, 1)
     assert other.decisions == 1 and other.mistakes[0].lost == 0.4
     empty = review_player([], 0)
     assert empty.decisions == 0 and empty.average_lost == 0.0 and not empty.mistakes
+
+
+def test_errors_are_losses_over_what_each_decision_was_worth() -> None:
+    # Pips: 6 pips of a decision worth 60 is 100 thousandths, 6 of one worth 20 is 300; the
+    # second is the bigger mistake although the losses are equal.
+    verdicts = [verdict(0, 6.0, worth=60.0, n=1), verdict(0, 6.0, worth=20.0, n=2)]
+    assert [v.error for v in verdicts] == pytest.approx([100.0, 300.0])
+    review = review_player(verdicts, 0)
+    assert review.average_lost == pytest.approx(6.0)
+    assert review.error_rate == pytest.approx(200.0) and review.rating == pytest.approx(100.0)
+    assert [v.line for v in review.mistakes] == ["line 2", "line 1"]
 
 
 def test_luck_is_summed_where_measured() -> None:

@@ -15,6 +15,7 @@ from app.analysis import (
     Analyst,
     BadAnalysisInput,
     NotReviewed,
+    RolloutsFailed,
     analysis_text,
     mistake_page_text,
 )
@@ -132,6 +133,7 @@ async def test_the_pages_of_a_stored_review(db: Storage, analyst: Analyst) -> No
             0.5,
             None,
             4,
+            1.0,
         )
         for i in range(8)
     ]
@@ -140,6 +142,7 @@ async def test_the_pages_of_a_stored_review(db: Storage, analyst: Analyst) -> No
     assert [v.played for v in page.mistakes] == ["p7", "p6", "p5"]
     text = mistake_page_text(page)
     assert "Mistake 1 of 3" in text and "Played `p7`: −0.700 points" in text
+    assert "700 thousandths of a game" in text
     assert "(very bad)" in text and "Better: `b7`" in text
     bob = await analyst.mistake_page(GUILD, game.id, 1, 2)
     assert bob.mistakes[bob.index].played == "p3" and "Mistake 3 of 3" in mistake_page_text(bob)
@@ -189,3 +192,33 @@ async def test_deep_hints_count_against_the_analysis_limit_before_any_work(
     cube = state.play(state.mover, state.legal_plays()[0].text, random.Random(1))
     assert cube.phase == "roll" and cube.current_dice() is None
     assert not analyst.deep_hint_applies(HintJob(game, cube, cube.mover), ALICE)
+
+
+async def test_a_deep_hint_the_pool_gives_up_on_is_refused_saying_so(
+    db: Storage, table: GameTable, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker over its budget and grace (an overloaded machine, here no budget and 50 ms of
+    grace) gives a refusal saying so, not an unexpected error."""
+    import ai.pool
+    import app.analysis
+    from app.reports import HintJob
+
+    pool = AIPool(grace=0.05)
+    await pool.start()
+    try:
+        analyst = Analyst(db, table, pool, clock=clock)
+        monkeypatch.setattr(app.analysis, "DEEP_HINT_SECONDS", 0.0)
+        monkeypatch.setattr(ai.pool, "ROLLOUT_SLACK", 0.0)
+        rng = random.Random(2)
+        state = GameState.new("pin", ("alice", "bob"), rng)
+        while state.phase != "move" or len(state.legal_plays()) < 2:
+            state = (
+                state.roll(state.mover, rng)
+                if state.phase != "move"
+                else state.play(state.mover, state.legal_plays()[0].text, rng)
+            )
+        job = HintJob(await played_game(db, 1, hints=True), state, state.mover)
+        with pytest.raises(RolloutsFailed, match="did not finish in time"):
+            await analyst.deep_hint(job)
+    finally:
+        await pool.close()

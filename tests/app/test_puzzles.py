@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ai.error_scale import decision_worth
 from app.limits import RateLimited
 from app.puzzles import (
     BadAnswer,
@@ -22,7 +23,7 @@ from app.puzzles import (
     puzzle_text,
     verdict_text,
 )
-from engine import legal_plays, parse_play
+from engine import legal_plays, parse_play, parse_position
 from storage import Shards, Storage
 
 from .conftest import ALICE, BOB, GUILD, START, FakeClock
@@ -43,12 +44,16 @@ def test_only_clear_decisions_make_puzzles() -> None:
     for variant, puzzles in found.items():
         for p in puzzles:
             assert p.key.startswith(f"{variant}:") and len(p.key) == len(variant) + 13
-            assert is_clear(p.candidates, p.rules.typical_game_value)
+            pos, _ = parse_position(p.text)
+            assert is_clear(p.candidates, decision_worth(p.rules, pos))
     # The rule itself: more than the doubtful threshold and three standard errors.
     assert not is_clear([Candidate("a", 0.10, 0.01), Candidate("b", 0.07, 0.01)], 1.0)
     assert not is_clear([Candidate("a", 0.30, 0.05), Candidate("b", 0.10, 0.05)], 1.0)
     assert is_clear([Candidate("a", 0.30, 0.02), Candidate("b", 0.10, 0.02)], 1.0)
     assert not is_clear([Candidate("a", 30.0, 1.0), Candidate("b", 27.0, 0.5)], 85.0)
+    # 3 pips are clear where a decision is worth 50 pips (60 thousandths), not where 85 (35).
+    assert is_clear([Candidate("a", 30.0, 0.5), Candidate("b", 27.0, 0.5)], 50.0)
+    assert not is_clear([Candidate("a", 30.0, 0.5), Candidate("b", 27.0, 0.5)], 85.0)
     assert not is_clear([Candidate("a", 0.3, 0.0)], 1.0)
 
 

@@ -72,10 +72,10 @@ async def test_replays_and_reviews_need_a_record_of_a_game_here(
     assert job.game.id == active.id and job.state.record
 
 
-def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
-    """The Pin games score pips: a review gives the error rate in pips per decision (not in
-    thousandths, which read 8043.9 once) with one decimal; backgammon keeps thousandths of a
-    point. The performance rating and the mistake classes scale by the game's typical value."""
+def test_reviews_give_thousandths_of_a_game_with_the_variants_unit() -> None:
+    """Every variant's review gives the error rate in thousandths of a game (the benchmark's
+    scale, ``ai.error_scale``), with the mean and total loss in the variant's unit: pips to
+    one decimal in the Pin games (a thousandth of a pip read 8043.9 once), points to three."""
     from ai.report import PlayerReview, Verdict
     from app.reports import review_text
     from engine import get_variant
@@ -83,50 +83,67 @@ def test_pin_game_reviews_and_hints_speak_in_pips() -> None:
     assert get_variant("pin").score_unit == "pip"
     assert get_variant("pin-mother").score_unit == "pip"
     assert get_variant("classic").score_unit == "point"
-    pin_value = get_variant("pin").typical_game_value
-    assert pin_value == 85.0
-    mistake = Verdict(0, 1, "rita 64: 24/18 13/9", "24/18 13/9", "24/14", 12.345, None, None, 9)
-    review = PlayerReview(0, 3, 1, 24.13, (mistake,), None)
+    # 12.345 pips of a decision worth 80 pips: 154 thousandths, bad (not very bad: 160).
+    mistake = Verdict(
+        0, 1, "rita 64: 24/18 13/9", "24/18 13/9", "24/14", 12.345, None, None, 9, 80.0
+    )
+    review = PlayerReview(0, 3, 1, 24.13, 283.0, (mistake,), None)
     counts = {"very bad": 0, "bad": 1, "doubtful": 0}
-    pips = review_text(review, "pip", pin_value, counts)
-    assert "Error rate: 8.0 pips per decision (24.1 pips in total)" in pips
-    assert "thousandths" not in pips and "8043" not in pips
-    # 24.13 / 3 pips a decision = 0.0946 game values of 85 pips: PR 47.3; 12.3 pips is bad.
-    assert "Performance rating: 47.3" in pips
+    pips = review_text(review, "pip", counts)
+    assert (
+        "Error rate: 94.3 thousandths of a game per decision (8.0 pips a decision, 24.1 in total)"
+        in pips
+    )
+    assert "8043" not in pips
+    assert "Performance rating: 47.2" in pips  # half the error rate
     assert "(−12.3, bad)" in pips and "Mistakes: 0 very bad, 1 bad, 0 doubtful" in pips
-    points = review_text(PlayerReview(0, 4, 0, 0.2, (), None), "point")
-    assert "Error rate: 50.0 (thousandths" in points and "0.200 points in total" in points
-    assert "Performance rating: 25.0" in points  # 500 x 0.05
+    points = review_text(PlayerReview(0, 4, 0, 0.2, 200.0, (), None), "point")
+    assert "Error rate: 50.0 thousandths of a game" in points and "0.200 in total" in points
+    assert "Performance rating: 25.0" in points
 
 
-def test_mistake_classes_and_the_rating_scale_by_the_game_value() -> None:
-    from ai.report import Verdict, class_counts, mistake_class, performance_rating, worst_mistakes
+def test_mistake_classes_and_the_rating_on_the_error_scale() -> None:
+    from ai.error_scale import error_of, mistake_class, performance_rating
+    from ai.report import Verdict, class_counts, worst_mistakes
 
-    assert mistake_class(0.039) is None and mistake_class(0.04) == "doubtful"
-    assert mistake_class(0.08) == "bad" and mistake_class(0.2) == "very bad"
-    assert mistake_class(6.8, 85.0) == "bad" and mistake_class(3.0, 85.0) is None
-    assert performance_rating(0.01) == 5.0 and performance_rating(0.85, 85.0) == 5.0
+    assert mistake_class(39.9) is None and mistake_class(40.0) == "doubtful"
+    assert mistake_class(80.0) == "bad" and mistake_class(200.0) == "very bad"
+    assert error_of(6.8, 85.0) == pytest.approx(80.0) and mistake_class(error_of(3.0, 85.0)) is None
+    assert error_of(0.5, 1.25) == pytest.approx(400.0) and error_of(-0.1, 1.0) == 0.0
+    assert performance_rating(10.0) == 5.0
     verdicts = [
-        Verdict(s, 1, f"m{i}", "a", "b", lost, None, None, c)
-        for i, (s, lost, c) in enumerate(
-            [(0, 0.05, 5), (0, 0.3, 5), (1, 0.1, 5), (0, 0.0, 5), (0, 0.9, 1), (1, 0.02, 3)]
+        Verdict(s, 1, f"m{i}", "a", "b", lost, None, None, c, worth)
+        for i, (s, lost, c, worth) in enumerate(
+            [
+                (0, 0.05, 5, 1.0),
+                (0, 0.3, 5, 1.0),
+                (1, 0.1, 5, 1.0),
+                (0, 0.0, 5, 1.0),
+                (0, 0.9, 1, 1.0),
+                (1, 0.02, 3, 1.0),
+                (1, 6.0, 4, 50.0),  # 120 thousandths: bad
+            ]
         )
     ]
     assert class_counts(verdicts, 0) == {"doubtful": 1, "bad": 0, "very bad": 1}  # forced: none
-    assert class_counts(verdicts, 1) == {"doubtful": 0, "bad": 1, "very bad": 0}
-    assert [v.line for v in worst_mistakes(verdicts)] == ["m1", "m2", "m0"]
-    assert [v.line for v in worst_mistakes(verdicts, 1)] == ["m2", "m5"]
+    assert class_counts(verdicts, 1) == {"doubtful": 0, "bad": 2, "very bad": 0}
+    assert [v.line for v in worst_mistakes(verdicts)] == ["m1", "m6", "m2"]
+    assert [v.line for v in worst_mistakes(verdicts, 1)] == ["m6", "m2", "m5"]
 
 
 def test_a_stored_review_keeps_each_players_worst_mistakes() -> None:
     from ai.report import Verdict
     from app.reports import review_body, stored_mistakes
 
-    verdicts = [Verdict(i % 2, 1, f"m{i}", "a", "b", i / 10, 0.5, None, 4) for i in range(10)]
+    verdicts = [Verdict(i % 2, 1, f"m{i}", "a", "b", i / 10, 0.5, None, 4, 1.0) for i in range(10)]
     kept = stored_mistakes(review_body(verdicts))
+    assert kept is not None
     assert [v.line for v in kept] == ["m8", "m6", "m4", "m9", "m7", "m5"]  # seat 0, then 1
     assert kept[0] == verdicts[8]
-    assert stored_mistakes("not json") == [] and stored_mistakes('{"x": 1}') == []
+    assert stored_mistakes("not json") is None and stored_mistakes('{"x": 1}') is None
+    # Stored before verdicts kept their worth: not readable on the new scale.
+    old = '{"mistakes":[{"seat":0,"game":1,"line":"l","played":"a","best":"b","lost":0.1,'
+    assert stored_mistakes(old + '"win":null,"luck":null,"choices":4}]}') is None
 
 
 def test_the_review_charts_alt_text_gives_its_key_facts() -> None:

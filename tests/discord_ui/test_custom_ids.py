@@ -4,6 +4,7 @@ template routes a garbled id answers it as a stale button instead of dropping th
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -38,10 +39,12 @@ from discord_ui.custom_ids import (
     PageClick,
     PuzzleBuilderClick,
     PuzzleClick,
+    PuzzleFormSubmit,
     ResultClick,
     ReviewPageClick,
     SignupClick,
     decode_custom_id,
+    submitted_value,
 )
 from discord_ui.review_pages import ReviewPageButton
 
@@ -233,3 +236,32 @@ def test_non_strings_and_overlong_ids_decode_to_none() -> None:
     assert decode_custom_id(f"bg:roll:{MAX_ID + 1}:0") is None
     assert decode_custom_id(f"bg:roll:{MAX_ID}:0") == GameClick("roll", MAX_ID, 0)
     assert decode_custom_id("bg:roll:٣:0") is None  # \d would have taken it
+
+
+@settings(deadline=None)
+@given(puzzles)
+def test_a_puzzle_answer_forms_id_decodes_to_its_puzzle(puzzle: str) -> None:
+    from cogs.puzzles import AnswerModal
+
+    async def opened() -> str:  # a modal is made in a running loop, as in a callback
+        return AnswerModal(puzzle).custom_id
+
+    custom_id = asyncio.run(opened())
+    assert len(custom_id) <= MAX_LENGTH
+    assert decode_custom_id(custom_id) == PuzzleFormSubmit(puzzle)
+    assert decode_custom_id(custom_id[:-1]) is None
+    assert decode_custom_id(custom_id + "0") is None
+    assert decode_custom_id(custom_id.replace("pzform:", "pzform::")) is None
+
+
+def test_the_value_of_a_submitted_forms_field() -> None:
+    row = {"type": 1, "components": [{"type": 4, "custom_id": "play", "value": "24/18"}]}
+    assert submitted_value({"custom_id": "f", "components": [row]}, "play") == "24/18"
+    label = {"type": 18, "component": {"type": 4, "custom_id": "play", "value": "8/4(2)"}}
+    assert submitted_value({"components": [label]}, "play") == "8/4(2)"
+    assert submitted_value({"components": [row]}, "other") is None
+    for broken in (None, [], {"components": "x"}, {"components": [{"components": 3}]}):
+        assert submitted_value(broken, "play") is None
+    # A value that is not text is not an answer.
+    odd = {"type": 4, "custom_id": "play", "value": 5}
+    assert submitted_value({"components": [odd]}, "play") is None

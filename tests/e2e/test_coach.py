@@ -141,22 +141,25 @@ async def test_review_after_a_game_against_the_computer(
     assert f"Review of game #{game.id}" in embed["title"]
     assert (
         "performance rating" in embed["description"]
-        and "very bad from 0.16" in (embed["description"])
+        and "very bad from 160 thousandths" in embed["description"]
     )
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert len(fields) == 2
     for value in fields.values():
         assert "Decisions:" in value and "Luck:" in value
-        # The Pin Game scores pips: the error rate is in pips per decision, not in
-        # thousandths (which read 8043.9 here).
-        rate = re.search(r"Error rate: ([0-9.]+) pips per decision", value)
-        assert rate is not None and float(rate.group(1)) < 200, value
-        assert "thousandths" not in value
+        # The Pin Game scores pips: the error rate is on the one scale of every variant (and of
+        # the benchmark), thousandths of a game, with the pips lost beside it (a thousandth of
+        # a pip once read 8043.9 here).
+        rate = re.search(
+            r"Error rate: ([0-9.]+) thousandths of a game per decision \(([0-9.]+) pips a "
+            r"decision, [0-9.]+ in total\)",
+            value,
+        )
+        assert rate is not None, value
         rating = re.search(r"Performance rating: ([0-9.]+)", value)
         assert rating is not None
-        # The rating is 500 x the error rate in typical Pin games (85 pips); both rounded.
-        expected = 500 * float(rate.group(1)) / 85.0
-        assert float(rating.group(1)) == pytest.approx(expected, abs=0.5)
+        # The rating is half the error rate; both rounded.
+        assert float(rating.group(1)) == pytest.approx(float(rate.group(1)) / 2, abs=0.1)
         assert re.search(r"Mistakes: \d+ very bad, \d+ bad, \d+ doubtful", value)
     chart = posted.attachments[0]
     assert chart.filename == f"chances-{game.id}.png"
@@ -168,7 +171,9 @@ async def test_review_after_a_game_against_the_computer(
     body = await bot.services.db.get_review(game.id)
     assert body is not None
     seat = 0 if game.player_x == human.id else 1
-    mine = sorted((v for v in stored_mistakes(body) if v.seat == seat), key=lambda v: -v.lost)
+    stored = stored_mistakes(body)
+    assert stored is not None
+    mine = sorted((v for v in stored if v.seat == seat), key=lambda v: -v.error)
     assert len(mine) >= 2, "the harness's plays make mistakes against the expert's judgement"
     assert f"Mistake 1 of {len(mine)}" in browser.content
     assert f"Played `{mine[0].played}`" in browser.content

@@ -4,6 +4,7 @@ The benchmark is the test fixture (tests/fixtures/benchmarks: real rollouts)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import random
 from collections.abc import Awaitable
@@ -165,4 +166,45 @@ async def test_the_daily_puzzle_is_posted_once_across_a_restart(
         ).wait_initial(TIMEOUT)
         fields = {f["name"]: f["value"] for f in off.data["embeds"][0]["fields"]}
         assert fields["Daily puzzle"] == "off"
+    assert fake.errors == []
+
+
+async def test_an_answer_form_opened_before_a_restart_is_judged_after_it(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The answer form (a modal) names its puzzle in its custom_id: a form opened in one bot
+    process and submitted to the next is judged, once; a form id the bot could not have made
+    is told the form no longer works."""
+    alice = fake.add_user("alice")
+    db_path = tmp_path / "bot.sqlite3"
+    async with bot_in_process(fake, db_path) as bot:
+        use_fixture(bot)
+        handle = await fake.slash(alice, fake.general, "puzzle", variant="pin")
+        await handle.wait_initial(TIMEOUT)
+        (shown,) = await handle.wait_followups(1, timeout=60)
+        puzzle = shown_puzzle(shown)
+        (button,) = [cid for cid in shown.custom_ids() if cid.startswith("pz:ans:")]
+        forms = []
+        for _ in range(2):
+            click = await fake.click(alice, shown, button)
+            opened = await click.wait_initial(TIMEOUT)
+            assert opened.type == 9 and click.modal is not None
+            assert click.modal["custom_id"] == f"pzform:{puzzle.key}"
+            forms.append(click)
+    async with bot_in_process(fake, db_path) as bot:
+        use_fixture(bot)
+        submitted = await fake.submit_modal(alice, forms[0], {"play": puzzle.candidates[1].play})
+        reply = await submitted.wait_initial(TIMEOUT)
+        assert reply.ephemeral and (reply.text() or "").startswith("❌")
+        assert puzzle.candidates[0].play in (reply.text() or "")
+        # Answered once: no second response, no follow-up.
+        await asyncio.sleep(0.5)
+        assert submitted.followups == [] and len(submitted.events) == 1
+        assert "Puzzles solved: 0 of 1" in (reply.text() or "")  # the first answer counted
+
+        assert forms[1].modal is not None
+        forms[1].modal["custom_id"] = f"pzform:{puzzle.key[:-1]}"  # a key the bot never made
+        forged = await fake.submit_modal(alice, forms[1], {"play": puzzle.candidates[0].play})
+        told = await forged.wait_initial(TIMEOUT)
+        assert told.ephemeral and "This form does not work any more" in (told.text() or "")
     assert fake.errors == []

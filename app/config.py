@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
+from app.limits import DEFAULT_EXPENSIVE_RATE, DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
 
 # Shards is re-exported: the client reads which shards it runs without importing storage.
 from storage import Shards as Shards
@@ -92,6 +92,9 @@ class Config:
     report_limit: Rate = DEFAULT_REPORT_RATE
     #: Most /hint requests of one user in a window of seconds.
     hint_limit: Rate = DEFAULT_HINT_RATE
+    #: Most expensive commands (all of them together) of one user in a window of seconds,
+    #: refused at the front door before any work.
+    expensive_limit: Rate = DEFAULT_EXPENSIVE_RATE
 
 
 def _optional(environ: Mapping[str, str], name: str) -> str | None:
@@ -305,4 +308,5 @@ def load_config(environ: Mapping[str, str]) -> Config:
         docs_url=docs_url,
         report_limit=_check_rate(environ, "REPORT_LIMIT", DEFAULT_REPORT_RATE),
         hint_limit=_check_rate(environ, "HINT_LIMIT", DEFAULT_HINT_RATE),
+        expensive_limit=_check_rate(environ, "EXPENSIVE_LIMIT", DEFAULT_EXPENSIVE_RATE),
     )

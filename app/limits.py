@@ -67,6 +67,13 @@ class Rate:
 #: player's only worker each); app.config reads overrides (REPORT_LIMIT, HINT_LIMIT).
 DEFAULT_REPORT_RATE = Rate(3, 30)
 DEFAULT_HINT_RATE = Rate(4, 30)
+#: Per user, every expensive command together (/replay, /review, /hint, /analyze, /board),
+#: counted at the front door whatever its outcome, so a flood is refused before any database
+#: query or work; app.config reads an override (EXPENSIVE_LIMIT). Loose enough never to refuse
+#: what the limits above would allow (3 + 4 in 30 s, plus a few refused tries).
+DEFAULT_EXPENSIVE_RATE = Rate(12, 30)
+#: What the front-door limit's refusal calls the commands it counts.
+EXPENSIVE_COMMANDS = "replays, reviews, hints, analyses and boards"
 
 
 class RateLimiter:

@@ -21,7 +21,14 @@ from app.challenges import Challenges
 from app.computer import ComputerTurns
 from app.config import Config, Shards
 from app.league import League, Reminders
-from app.limits import DEFAULT_HINT_RATE, DEFAULT_REPORT_RATE, Rate
+from app.limits import (
+    DEFAULT_EXPENSIVE_RATE,
+    DEFAULT_HINT_RATE,
+    DEFAULT_REPORT_RATE,
+    EXPENSIVE_COMMANDS,
+    Rate,
+    RateLimiter,
+)
 from app.play import Play
 from app.puzzles import Puzzles
 from app.reports import Reports
@@ -68,6 +75,9 @@ class Services:
     seasons: Seasons
     analyst: Analyst
     puzzles: Puzzles
+    #: Per user, every expensive command together, checked by the front end before anything
+    #: else (a flood is refused without a database query).
+    front_door: RateLimiter
 
     async def reserve_identify_slot(self, bucket: int, spacing: float) -> float:
         """When this process may IDENTIFY a shard of ``bucket`` (a slot reserved in the
@@ -125,6 +135,7 @@ async def open_services(config: Config, computer_user: Callable[[], int]) -> Ser
         config.shards,
         report_rate=config.report_limit,
         hint_rate=config.hint_limit,
+        expensive_rate=config.expensive_limit,
     )
 
 
@@ -138,6 +149,7 @@ def build_services(
     *,
     report_rate: Rate = DEFAULT_REPORT_RATE,
     hint_rate: Rate = DEFAULT_HINT_RATE,
+    expensive_rate: Rate = DEFAULT_EXPENSIVE_RATE,
 ) -> Services:
     """The use cases on an open database, table and pools."""
 
@@ -161,4 +173,5 @@ def build_services(
         seasons=Seasons(db, clock),
         analyst=Analyst(db, table, ai_pool),
         puzzles=Puzzles(db),
+        front_door=RateLimiter(expensive_rate, EXPENSIVE_COMMANDS, clock),
     )

@@ -17,7 +17,7 @@ from discord.ext import commands
 from app.analysis import Analyst, analysis_text, deep_hint_text
 from app.reports import Reports, hint_lines, review_text
 from app.services import Services
-from discord_ui.common import anywhere, game_choices, scope
+from discord_ui.common import anywhere, expensive, game_choices, scope
 from discord_ui.options import GameNumber
 from discord_ui.report_messages import replay_message, review_message, unit_note
 from discord_ui.review_pages import ReviewPageButton, mistake_browser, send_mistakes
@@ -53,6 +53,7 @@ class Coach(commands.Cog):
     @app_commands.command(name="replay", description="An animated replay of a game")
     @app_commands.describe(game="The game number (see /history)")
     @anywhere
+    @expensive
     async def replay(
         self,
         interaction: discord.Interaction[Any],
@@ -83,6 +84,7 @@ class Coach(commands.Cog):
         ]
     )
     @anywhere
+    @expensive
     async def hint(self, interaction: discord.Interaction[Any], depth: str = "quick") -> None:
         assert interaction.channel_id is not None
         job = await self.reports.hint_job(interaction.channel_id, interaction.user.id)
@@ -107,6 +109,7 @@ class Coach(commands.Cog):
         dice="The roll to play, e.g. 63 (for gnubg, or to replace the position's)",
     )
     @app_commands.guild_only()
+    @expensive
     async def analyze(
         self,
         interaction: discord.Interaction[Any],
@@ -142,6 +145,7 @@ class Coach(commands.Cog):
     @app_commands.command(name="review", description="Mistakes, equity lost and luck of a game")
     @app_commands.describe(game="The game number (see /history)")
     @anywhere
+    @expensive
     async def review(
         self,
         interaction: discord.Interaction[Any],

@@ -16,8 +16,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from app.errors import DatabaseGoneError, Refusal
+from app.limits import RateLimited
+from app.services import Services
 from app.venues import NeedsServer
-from discord_ui.common import where, works_anywhere
+from discord_ui.common import is_expensive, where, works_anywhere
 from discord_ui.options import OptionError, check_option_types
 
 log = logging.getLogger("backgammon")
@@ -37,6 +39,8 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
     """The single place where errors escaping slash commands end up."""
 
     async def interaction_check(self, interaction: discord.Interaction[commands.Bot], /) -> bool:
+        if await self._refused_at_front_door(interaction):
+            return False  # answered already; discord.py drops the command silently
         # Discord hides a command where it is not available (a server-only one in DMs, or
         # where the app is only installed to the user), but a modified client or a stale
         # command list can still send one: it is refused before it touches anything.
@@ -49,6 +53,27 @@ class ErrorBoundaryTree(app_commands.CommandTree[commands.Bot]):
         if here != "guild":
             raise NotHere(str(NeedsServer(f"/{command.qualified_name}", here)))
         return True
+
+    async def _refused_at_front_door(self, interaction: discord.Interaction[commands.Bot]) -> bool:
+        """Count an expensive command against its user's limit; over it, answer "try again in
+        N s" with the interaction response and return True. This runs first, before any
+        database query, deferral or work: a member flooding such commands costs the bot one
+        dictionary lookup and one HTTP request each (bench/move_under_flood.py)."""
+        if interaction.type != discord.InteractionType.application_command or not is_expensive(
+            interaction.command
+        ):
+            return False  # autocompletes are not counted: empty suggestions would not say why
+        services = getattr(self.client, "services", None)
+        if not isinstance(services, Services):
+            return False
+        try:
+            services.front_door.take(interaction.user.id)
+        except RateLimited as refusal:
+            # DEBUG: a flood must not flood the log as well.
+            log.debug("front door refused user %s: %s", interaction.user.id, refusal)
+            await tell_user(interaction, str(refusal))
+            return True
+        return False
 
     async def on_error(
         self, interaction: discord.Interaction[commands.Bot], error: app_commands.AppCommandError

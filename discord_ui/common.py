@@ -32,6 +32,23 @@ def works_anywhere(command: object) -> bool:
     return installs is not None and bool(installs.user)
 
 
+#: The mark :func:`expensive` leaves on a command's callback.
+_EXPENSIVE = "__backgammon_expensive__"
+
+
+def expensive(callback: T) -> T:
+    """Mark a command (put it under ``@app_commands.command``, like :func:`anywhere`) whose
+    answer costs seconds of a worker (a report, a rollout, a picture): the tree counts it
+    against the user's front-door limit before anything else runs."""
+    setattr(callback, _EXPENSIVE, True)
+    return callback
+
+
+def is_expensive(command: object) -> bool:
+    """Whether ``command`` was declared with :func:`expensive`."""
+    return bool(getattr(getattr(command, "callback", None), _EXPENSIVE, False))
+
+
 def where(interaction: discord.Interaction[Any]) -> Venue:
     """Where ``interaction`` came from (see :mod:`app.venues`)."""
     return venue(

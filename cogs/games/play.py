@@ -16,7 +16,7 @@ from app.play import AbortAlreadyAsked
 from app.records import duration
 from app.table import Action, Game, Outcome
 from discord_ui.boards import NO_PINGS, ping
-from discord_ui.common import anywhere, mention, message_link, scope
+from discord_ui.common import anywhere, expensive, mention, message_link, scope
 from discord_ui.looks import player_theme
 from discord_ui.report_messages import record_message, replay_message, review_message
 from discord_ui.review_pages import send_mistakes
@@ -388,6 +388,7 @@ class PlayCommands(GamesBase):
     @app_commands.command(name="board", description="Show the current board (only to you)")
     @app_commands.describe(public="Post it in the channel for everyone (pings nobody)")
     @anywhere
+    @expensive
     async def board(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
         game = await self._active_game(interaction)
         self.boards.note(game)

@@ -66,6 +66,19 @@ def test_rates_are_configurable() -> None:
             load_config({"DISCORD_TOKEN": "t", "REPORT_LIMIT": bad})
 
 
+def test_the_front_door_rate_is_configurable_and_looser_than_the_others() -> None:
+    config = load_config({"DISCORD_TOKEN": "t", "EXPENSIVE_LIMIT": "20/60"})
+    assert config.expensive_limit == Rate(20, 60)
+    defaults = load_config({"DISCORD_TOKEN": "t"})
+    door, report, hint = defaults.expensive_limit, defaults.report_limit, defaults.hint_limit
+    assert door == Rate(12, 30)
+    # Never the front door first for what the per-kind limits allow together.
+    assert door.seconds >= max(report.seconds, hint.seconds)
+    assert door.count >= report.count + hint.count
+    with pytest.raises(ConfigError, match=r"EXPENSIVE_LIMIT .* expected COUNT/SECONDS"):
+        load_config({"DISCORD_TOKEN": "t", "EXPENSIVE_LIMIT": "0/30"})
+
+
 async def test_replays_reviews_and_hints_are_limited_per_user(
     db: Storage, table: GameTable, clock: FakeClock
 ) -> None:

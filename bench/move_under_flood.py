@@ -15,6 +15,12 @@ driver (the fake Discord, the players and the flooder, which real Discord would 
 bot's machine), with the driver's own event-loop lag (how late a 20 ms sleep wakes up: what the
 fake adds to every measured /move when it is busy). It asserts nothing.
 
+The fake Discord runs in this process (the players read its state directly), so it cannot be
+moved to another machine; instead, by default (``--no-pin`` not given), this driver and the
+bot's threads are kept on different cores, so that the fake's work never runs on the core of
+the bot's event loop (on loopback each request wakes the other side, which then preempts the
+sender on its core); the bot's workers may run on any core.
+
 ``--profile DIR``: py-spy (``--py-spy``, default on the PATH; ``py-spy record --pid`` needs
 ptrace permission) samples the bot and its workers during the second flood phase and the last
 alone phase, writes the raw profiles into DIR and prints the functions on the most samples.
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -41,6 +48,7 @@ from pathlib import Path
 from bench.e2e import (
     Side,
     cpu_seconds,
+    descendants,
     next_order,
     open_tables,
     quantile,
@@ -212,6 +220,28 @@ async def _loop_lag(out: list[float]) -> None:
         out.append((time.perf_counter() - started - PROBE) * 1000)
 
 
+def pin_cores(side: Side, cores: list[int]) -> str:
+    """Keep this driver and the bot's threads on different cores: on a loopback socket each
+    request wakes the other process, which would otherwise run on the sender's core and
+    preempt it (the profile shows the bot "writing" while the fake runs). The bot's worker
+    processes may use every core (workers the bot starts later inherit its core: set again
+    at each phase). ``cores``: all this process may use. Returns what was done."""
+    if len(cores) < 2:
+        return "not pinned (one core)"
+    assert side.process.proc is not None
+    pid = side.process.proc.pid
+    mine, bots = {cores[-1]}, set(cores[:-1])
+    os.sched_setaffinity(0, mine)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(int(task.name), bots)
+    for worker in descendants(pid):
+        if worker != pid:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(worker, set(cores))
+    return f"driver on core {cores[-1]}, the bot's threads on {sorted(bots)}, its workers on any"
+
+
 def _cpu_split(side: Side) -> tuple[float, float, float, float]:
     bot, helpers, driver, loop = cpu_seconds(side)
     return loop, bot - loop, helpers, driver
@@ -266,10 +296,10 @@ def profile_summary(raw: Path, top: int = 12) -> list[str]:
         if head.group(1).count("process ") > 1:
             where["workers (all threads)"] += n
             continue
-        where[f"bot {frames[0].split(': ', 1)[-1]}"] += n
         if frames[-1].startswith("EpollSelector.select"):
             where["bot MainThread waiting for events"] += n  # idle, though py-spy caught it
             continue
+        where[f"bot {frames[0].split(': ', 1)[-1]}"] += n
         if frames[0].endswith("MainThread"):
             main += n
             leaf[frames[-1]] += n
@@ -304,6 +334,7 @@ async def run(args: argparse.Namespace) -> None:
             hints = await _hint_game(fake, side, flooder)
             tables = await open_tables(args.games, fake, side.db, "flood")
             before = f"load average {os.getloadavg()[0]:.2f}"
+            pinned, cores = "not pinned", sorted(os.sched_getaffinity(0))
             for n, phase in enumerate(("alone", "flood", "flood", "alone")):
                 flood = (
                     asyncio.create_task(
@@ -321,6 +352,8 @@ async def run(args: argparse.Namespace) -> None:
                     spy = _profile(
                         args.py_spy, side.process.proc.pid, args.seconds, profiles[phase]
                     )
+                if args.pin:
+                    pinned = pin_cores(side, cores)
                 used = _cpu_split(side)
                 try:
                     results[phase] += await _moves(tables, args.seconds, tuple(args.think), rng)
@@ -337,7 +370,8 @@ async def run(args: argparse.Namespace) -> None:
     print(
         f"/move of {args.games} games (think {args.think[0]}-{args.think[1]} s), phases A B B A "
         f"of {args.seconds:g} s; flood: {args.rate:g}/s of {flood_what} from one member; "
-        f"{before} at the start, {os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} cores"
+        f"{before} at the start, {os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} cores; "
+        f"{pinned}"
     )
     print(
         f"{'phase':<8} {'moves':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}   CPU s per "
@@ -399,6 +433,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--profile", type=Path, help="write py-spy profiles of the bot here (see the docstring)"
+    )
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="this driver (the fake Discord, the players, the flooder) and the bot's threads on "
+        "different cores (default; see pin_cores)",
     )
     parser.add_argument("--py-spy", default="py-spy", help="the py-spy program for --profile")
     parser.add_argument("--smoke", action="store_true", help="a quick pass (figures meaningless)")

@@ -22,8 +22,9 @@ the bot's event loop (on loopback each request wakes the other side, which then 
 sender on its core); the bot's workers may run on any core.
 
 ``--profile DIR``: py-spy (``--py-spy``, default on the PATH; ``py-spy record --pid`` needs
-ptrace permission) samples the bot and its workers during the second flood phase and the last
-alone phase, writes the raw profiles into DIR and prints the functions on the most samples.
+ptrace permission) samples the bot and its workers, and this driver, during the second flood
+phase and the last alone phase, writes the raw profiles into DIR and prints the functions on
+the most samples.
 
 Usage: python -m bench.move_under_flood [--games 4] [--seconds 30] [--rate 20] [--cheap]
        [--profile DIR] [--smoke]
@@ -226,8 +227,8 @@ def pin_cores(side: Side, cores: list[int]) -> str:
     preempt it (the profile shows the bot "writing" while the fake runs). The bot's worker
     processes may use every core (workers the bot starts later inherit its core: set again
     at each phase). ``cores``: all this process may use. Returns what was done."""
-    if len(cores) < 2:
-        return "not pinned (one core)"
+    if len(cores) < 2 or not hasattr(os, "sched_setaffinity"):
+        return "not pinned (one core, or no CPU affinity here)"
     assert side.process.proc is not None
     pid = side.process.proc.pid
     mine, bots = {cores[-1]}, set(cores[:-1])
@@ -247,15 +248,17 @@ def _cpu_split(side: Side) -> tuple[float, float, float, float]:
     return loop, bot - loop, helpers, driver
 
 
-def _profile(py_spy: str, pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes]:
-    """py-spy sampling ``pid`` and its worker processes, one root frame per thread."""
+def _profile(
+    py_spy: str, pid: int, seconds: float, out: Path, *, children: bool = True
+) -> subprocess.Popen[bytes]:
+    """py-spy sampling ``pid`` (and its child processes), one root frame per thread."""
     return subprocess.Popen(
         [
             py_spy,
             "record",
             "--pid",
             str(pid),
-            "--subprocesses",
+            *(["--subprocesses"] if children else []),
             "--threads",
             "--nonblocking",
             "--format",
@@ -271,10 +274,10 @@ def _profile(py_spy: str, pid: int, seconds: float, out: Path) -> subprocess.Pop
 
 
 #: The process frames at the start of a py-spy ``--subprocesses`` stack, and the rest.
-_PROCESSES = re.compile(r'^((?:process \d+:"[^"]*";)+)(.*)$')
+_PROCESSES = re.compile(r'^((?:process \d+:"[^"]*";)*)(.*)$')
 
 
-def profile_summary(raw: Path, top: int = 12) -> list[str]:
+def profile_summary(raw: Path, who: str = "bot", top: int = 12) -> list[str]:
     """A py-spy raw profile (``--subprocesses --threads``) in lines: the samples of each
     process and thread (py-spy leaves idle threads out: samples are CPU), then for the bot's
     main thread (its event loop) the functions on most
@@ -297,9 +300,9 @@ def profile_summary(raw: Path, top: int = 12) -> list[str]:
             where["workers (all threads)"] += n
             continue
         if frames[-1].startswith("EpollSelector.select"):
-            where["bot MainThread waiting for events"] += n  # idle, though py-spy caught it
+            where[f"{who} MainThread waiting for events"] += n  # idle, though py-spy caught it
             continue
-        where[f"bot {frames[0].split(': ', 1)[-1]}"] += n
+        where[f"{who} {frames[0].split(': ', 1)[-1]}"] += n
         if frames[0].endswith("MainThread"):
             main += n
             leaf[frames[-1]] += n
@@ -309,10 +312,10 @@ def profile_summary(raw: Path, top: int = 12) -> list[str]:
         return ["no samples"]
     lines = [f"{n / total:6.1%}  {name} ({n} samples)" for name, n in where.most_common()]
     if main:
-        lines.append(f"bot main thread ({main} samples), functions on most of its samples:")
+        lines.append(f"{who} main thread ({main} samples), functions on most of its samples:")
         kept = [(f, n) for f, n in inclusive.most_common() if n < 0.9 * main][:top]
         lines += [f"{n / main:6.1%}  {f[:110]}" for f, n in kept]
-        lines.append("bot main thread, functions most often on top:")
+        lines.append(f"{who} main thread, functions most often on top:")
         lines += [f"{n / main:6.1%}  {f[:110]}" for f, n in leaf.most_common(top)]
     return lines
 
@@ -334,7 +337,8 @@ async def run(args: argparse.Namespace) -> None:
             hints = await _hint_game(fake, side, flooder)
             tables = await open_tables(args.games, fake, side.db, "flood")
             before = f"load average {os.getloadavg()[0]:.2f}"
-            pinned, cores = "not pinned", sorted(os.sched_getaffinity(0))
+            pinned = "not pinned"
+            cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
             for n, phase in enumerate(("alone", "flood", "flood", "alone")):
                 flood = (
                     asyncio.create_task(
@@ -346,12 +350,13 @@ async def run(args: argparse.Namespace) -> None:
                     else None
                 )
                 probe = asyncio.create_task(_loop_lag(lag[phase]))
-                spy = None
+                spies = []
                 if args.profile is not None and n in (2, 3):  # the second flood, the last alone
-                    profiles[phase] = args.profile / f"bot-{phase}.txt"
-                    spy = _profile(
-                        args.py_spy, side.process.proc.pid, args.seconds, profiles[phase]
-                    )
+                    for who, pid in (("bot", side.process.proc.pid), ("driver", os.getpid())):
+                        path = profiles[f"{who} {phase}"] = args.profile / f"{who}-{phase}.txt"
+                        spies.append(
+                            _profile(args.py_spy, pid, args.seconds, path, children=who == "bot")
+                        )
                 if args.pin:
                     pinned = pin_cores(side, cores)
                 used = _cpu_split(side)
@@ -364,7 +369,7 @@ async def run(args: argparse.Namespace) -> None:
                             await asyncio.gather(task, return_exceptions=True)
                 for i, (a, b) in enumerate(zip(used, _cpu_split(side), strict=True)):
                     cpu[phase][i] += b - a
-                if spy is not None:
+                for spy in spies:
                     await asyncio.to_thread(spy.wait)
     flood_what = "/review of a missing game" if args.cheap else "/hint, /review, /replay"
     print(
@@ -405,12 +410,12 @@ async def run(args: argparse.Namespace) -> None:
             f"  first answer ms: p50 {statistics.median(answers):.1f}, "
             f"p95 {quantile(answers, 0.95):.1f}, max {max(answers):.1f}"
         )
-    for phase, path in profiles.items():
+    for label, path in profiles.items():
         if not path.exists():
-            print(f"profile of the bot ({phase}): py-spy wrote nothing")
+            print(f"profile of the {label}: py-spy wrote nothing")
             continue
-        print(f"profile of the bot and its workers ({phase}, {path}): share of the samples")
-        for line in profile_summary(path):
+        print(f"profile of the {label} ({path}): share of the samples")
+        for line in profile_summary(path, label.split()[0]):
             print(f"  {line}")
 
 

@@ -328,6 +328,7 @@ async def run(args: argparse.Namespace) -> None:
     answers: list[float] = []
     tally: Counter[str] = Counter()
     profiles: dict[str, Path] = {}
+    hops = [0, 0]  # requests, moves
     with tempfile.TemporaryDirectory(prefix="move-flood-") as tmp:
         async with started_side("bot", ROOT, Path(tmp)) as side:
             assert side.process.proc is not None
@@ -361,7 +362,12 @@ async def run(args: argparse.Namespace) -> None:
                     pinned = pin_cores(side, cores)
                 used = _cpu_split(side)
                 try:
-                    results[phase] += await _moves(tables, args.seconds, tuple(args.think), rng)
+                    started = time.perf_counter()
+                    measured = await _moves(tables, args.seconds, tuple(args.think), rng)
+                    results[phase] += measured
+                    if phase == "alone":  # the bot's requests to the fake, rolls included
+                        hops[0] += sum(r.started_at >= started for r in fake.requests)
+                        hops[1] += len(measured)
                 finally:
                     for task in (flood, probe):
                         if task is not None:
@@ -402,6 +408,15 @@ async def run(args: argparse.Namespace) -> None:
                 f"{label} flood/alone: {point:.2f}x, 95 % interval {low:.2f}-{high:.2f} "
                 f"({verdict}; {RESAMPLES} bootstrap resamples of the moves)"
             )
+    if alone and loaded and hops[1] and lag["alone"] and lag["flood"]:
+        per_move = hops[0] / hops[1]
+        later = statistics.median(lag["flood"]) - statistics.median(lag["alone"])
+        print(
+            f"the driver answers {per_move:.1f} requests of the bot per /move (alone phases, rolls "
+            f"included); at {later:+.1f} ms more loop lag each, about {per_move * later:+.1f} ms "
+            f"of the p50 difference ({statistics.median(loaded) - statistics.median(alone):+.1f}"
+            " ms) is this driver's, not the bot's (an estimate)"
+        )
     print("flood answers:")
     for key, count in sorted(tally.items()):
         print(f"  {key}: {count}")

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ai.error_scale import decision_worth
 from ai.evaluation import evaluator_for
 from ai.learned import evaluator
 from ai.players import choose_play
@@ -49,7 +50,7 @@ from ai.rollout import trial_values
 from ai.types import EVALUATION, LEVELS, MatchContext
 from engine import Dice, Play, Position, Variant, get_variant
 from engine.game import MOVE, ROLL, GameState
-from engine.text import format_position
+from engine.text import format_position, parse_position
 
 BENCHMARK_DIR = Path(__file__).resolve().parent / "benchmarks"
 VARIANTS = (
@@ -114,6 +115,9 @@ class Decision:
     candidates: list[tuple[str, float, float]]
     trials: int
     source: dict[str, Any]
+    #: What the decision is worth (``ai.error_scale.decision_worth``), stored with it because
+    #: it takes a feature evaluation to compute; None in lines written before it was.
+    worth: float | None = None
 
     @property
     def best(self) -> float:
@@ -148,6 +152,7 @@ def read_benchmark(path: Path) -> list[Decision]:
                 ],
                 trials=int(data["trials"]),
                 source=dict(data["source"]),
+                worth=float(data["worth"]) if "worth" in data else None,
             )
         )
     return out
@@ -303,7 +308,30 @@ def decision_json(
         ],
         "trials": trials,
         "source": {"levels": list(pair), "game": game, "move": sampled.move},
+        "worth": decision_worth(rules, sampled.pos),
     }
+
+
+def annotate(path: Path) -> int:
+    """Store each decision's worth in the lines of ``path`` that lack it (rewritten whole and
+    atomically; run it when no build is appending). Returns how many lines gained it."""
+    if not path.exists():
+        return 0
+    lines, added = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a torn line from a killed run, as read_benchmark skips it
+        if "worth" not in data:
+            pos, _ = parse_position(data["position"])
+            data["worth"] = decision_worth(get_variant(data["variant"]), pos)
+            added += 1
+        lines.append(json.dumps(data, ensure_ascii=False) + "\n")
+    fresh = path.with_suffix(".jsonl.tmp")
+    fresh.write_text("".join(lines), encoding="utf-8")
+    os.replace(fresh, path)
+    return added
 
 
 # --- the build ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from ai.benchmark import (
     BENCHMARK_DIR,
     VARIANTS,
     Settings,
+    annotate,
     build,
     iter_variants,
     path_for,
@@ -94,6 +95,13 @@ def score_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def annotate_main(args: argparse.Namespace) -> int:
+    for variant_id in iter_variants(args.variant):
+        added = annotate(path_for(variant_id, Path(args.dir)))
+        print(f"{variant_id}: the worth stored in {added} more decisions")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m ai benchmark", description=__doc__)
     sub = top.add_subparsers(dest="action", required=True)
@@ -114,6 +122,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--levels", help="comma-separated (default: all)")
     s.add_argument("--limit", type=int, default=0, help="only the first N decisions")
     s.add_argument("--dir", default=str(BENCHMARK_DIR))
+    a = sub.add_parser(
+        "annotate", help="store each decision's worth where a line lacks it (no build running)"
+    )
+    a.add_argument("--variant", default="all")
+    a.add_argument("--dir", default=str(BENCHMARK_DIR))
     return top
 
 
@@ -122,6 +135,8 @@ def main(argv: Sequence[str]) -> int:
     try:
         if args.action == "build":
             return build_main(args)
+        if args.action == "annotate":
+            return annotate_main(args)
         return score_main(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

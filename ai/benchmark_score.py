@@ -196,7 +196,7 @@ def score_variant(
         pos, dice = parse_position(d.position)
         assert dice is not None
         plays = legal_plays(pos, dice, rules)
-        worth = decision_worth(rules, pos)
+        worth = d.worth if d.worth is not None else decision_worth(rules, pos)
         by_text = {p.text: p for p in plays}
         prepared.append((d, pos, dice, plays, worth, by_text))
         if any(c[0] not in by_text for c in d.candidates):

@@ -10,6 +10,7 @@ start finds it and posts nothing more) and posted with a nonce.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -177,7 +178,10 @@ def read_benchmark(path: Path) -> list[Puzzle]:
         except (ValueError, KeyError, TypeError, EngineError) as exc:
             log.warning("%s:%d is not a benchmark decision: %s", path, number, exc)
             continue
-        if is_clear(candidates, decision_worth(puzzle.rules, pos)):
+        # Stored by the build (``python -m ai benchmark annotate``): computing it takes a
+        # feature evaluation per line, seconds for a whole benchmark.
+        worth = float(item["worth"]) if "worth" in item else decision_worth(puzzle.rules, pos)
+        if is_clear(candidates, worth):
             out.append(puzzle)
     return out
 
@@ -290,6 +294,11 @@ class Puzzles:
     def puzzles(self) -> dict[str, tuple[Puzzle, ...]]:
         return load_puzzles(self.directory)
 
+    async def ready(self) -> None:
+        """Read the benchmark's puzzles off the event loop (once per process; later calls
+        return at once). Call it before the plain methods, which would read them in place."""
+        await asyncio.to_thread(load_puzzles, self.directory)
+
     def pick(self, user_id: int, variant: str | None = None) -> Puzzle:
         """A random clear puzzle (of ``variant``, else of any variant)."""
         have = self.puzzles
@@ -307,6 +316,7 @@ class Puzzles:
         raise UnknownPuzzle()
 
     async def answer(self, user_id: int, guild_id: int | None, key: str, text: str) -> Verdict:
+        await self.ready()
         """Judge ``text`` (``/move`` notation) against the rollouts; the first answer of each
         player to each puzzle counts towards their record."""
         puzzle = self.find(key)
@@ -377,6 +387,7 @@ class Puzzles:
         claimed now if nobody claimed it yet)."""
         day = utc_day(self.wall())
         out = []
+        await self.ready()
         for guild_id, channel_id in await self.db.daily_puzzle_guilds(shards=shards):
             choice = self.daily_choice(guild_id, day)
             if choice is None:

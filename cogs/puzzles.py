@@ -11,6 +11,7 @@ appears once a day however many sweeps, processes or restarts there are.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from functools import partial
@@ -209,14 +210,19 @@ class PuzzleCog(commands.Cog):
         self.bot = bot
         self.puzzles: Puzzles = services.puzzles
         self.table: GameTable = services.table
+        self._warm: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(PuzzleButton, PuzzleBuilderButton, PuzzleStepSelect)
         self.daily_loop.change_interval(seconds=self.SWEEP_SECONDS)
         self.daily_loop.start()
+        # The first /puzzle should not wait for the benchmark to be read.
+        self._warm = asyncio.create_task(self.puzzles.ready())
 
     async def cog_unload(self) -> None:
         self.daily_loop.cancel()
+        if self._warm is not None:
+            self._warm.cancel()
         self.bot.remove_dynamic_items(PuzzleButton, PuzzleBuilderButton, PuzzleStepSelect)
 
     async def _picture(self, puzzle: Puzzle, guild_id: int | None) -> discord.File:
@@ -234,6 +240,7 @@ class PuzzleCog(commands.Cog):
     async def puzzle(
         self, interaction: discord.Interaction[Any], variant: Variant | None = None
     ) -> None:
+        await self.puzzles.ready()
         chosen = self.puzzles.pick(interaction.user.id, variant.value if variant else None)
         await interaction.response.defer(ephemeral=True, thinking=True)
         file = await self._picture(chosen, interaction.guild_id)
@@ -242,6 +249,7 @@ class PuzzleCog(commands.Cog):
         )
 
     async def open_answer(self, interaction: discord.Interaction[Any], puzzle: str) -> None:
+        await self.puzzles.ready()
         self.puzzles.find(puzzle)  # a puzzle gone from the benchmark is refused here
         await interaction.response.send_modal(AnswerModal(puzzle))
 
@@ -255,6 +263,7 @@ class PuzzleCog(commands.Cog):
 
     async def open_builder(self, interaction: discord.Interaction[Any], puzzle: str) -> None:
         """The puzzle's move builder, on a private message of its own."""
+        await self.puzzles.ready()
         built = self.puzzles.build(puzzle, "", "open")
         await interaction.response.defer(ephemeral=True, thinking=True)
         content, file, view = await self._builder_parts(built, interaction.guild_id)
@@ -270,6 +279,7 @@ class PuzzleCog(commands.Cog):
     ) -> None:
         """A click in the builder: the message is edited with the next state, or with the
         verdict once the play is confirmed."""
+        await self.puzzles.ready()
         built = self.puzzles.build(puzzle, steps, action, value)
         if action == "confirm":
             play = built.made.play

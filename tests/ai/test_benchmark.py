@@ -8,12 +8,13 @@ import math
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ai.benchmark import Decision, Settings, build, path_for, read_benchmark
+from ai.benchmark import Decision, Settings, annotate, build, path_for, read_benchmark
 from ai.benchmark_score import (
     HAND_0PLY,
     loss_of,
@@ -196,9 +197,18 @@ def test_build_writes_the_shape_and_resumes(tmp_path: Path) -> None:
     rules = get_variant("pin")
     for raw in first:
         data = json.loads(raw)
-        assert list(data) == ["variant", "position", "dice", "candidates", "trials", "source"]
+        assert list(data) == [
+            "variant",
+            "position",
+            "dice",
+            "candidates",
+            "trials",
+            "source",
+            "worth",
+        ]
         assert data["variant"] == "pin"
         pos, dice = parse_position(data["position"])
+        assert data["worth"] == decision_worth(rules, pos)
         assert dice is not None and list(dice.numbers) == data["dice"]
         legal = {p.text for p in legal_plays(pos, dice, rules)}
         assert len(legal) >= 2
@@ -218,6 +228,28 @@ def test_build_writes_the_shape_and_resumes(tmp_path: Path) -> None:
     assert json.loads(lines[2])["source"]["game"] > last_game
     # Full: nothing more to do.
     assert build("pin", 3, TINY, directory=tmp_path, pairs=pairs, log=lambda _: None) == 3
+
+
+def test_annotate_stores_the_worth_where_it_is_missing(tmp_path: Path) -> None:
+    """Lines written before the worth was stored gain it, equal to what scoring computes, and
+    the file scores the same before and after."""
+    path = path_for("dutch", tmp_path)
+    lines = [hand_made_line("dutch", seed, hand_best=seed % 2 == 0)[0] for seed in range(3)]
+    lines[1]["worth"] = 123.0  # already stored: kept as it is
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    before = read_benchmark(path)
+    assert [d.worth for d in before] == [None, 123.0, None]
+    assert annotate(path) == 2
+    after = read_benchmark(path)
+    rules = get_variant("dutch")
+    for old, new in zip(before, after, strict=True):
+        assert new.candidates == old.candidates
+        expected = old.worth or decision_worth(rules, parse_position(old.position)[0])
+        assert new.worth == expected
+    assert annotate(path) == 0
+    kept = [replace(d, worth=None) if i != 1 else d for i, d in enumerate(after)]
+    levels = [HAND_0PLY]
+    assert score_variant("dutch", after, levels) == score_variant("dutch", kept, levels)
 
 
 def test_command_line_build_and_meta(tmp_path: Path) -> None:

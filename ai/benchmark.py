@@ -44,7 +44,7 @@ import numpy as np
 
 from ai.error_scale import decision_worth
 from ai.evaluation import evaluator_for
-from ai.learned import evaluator
+from ai.learned import PositionEvaluator, evaluator
 from ai.players import choose_play
 from ai.rollout import trial_values
 from ai.types import EVALUATION, LEVELS, MatchContext
@@ -253,10 +253,14 @@ def roll_decision(
     plays: Sequence[Play],
     settings: Settings,
     key: tuple[int, int],
+    evaluation: PositionEvaluator | None = None,
 ) -> tuple[list[tuple[Play, float, float]], int]:
-    """The candidates (play, mean, se) best first and the trials each got."""
+    """The candidates (play, mean, se) best first and the trials each got.
+
+    ``evaluation``: plays and values the trials instead of ``settings.level`` (through the
+    engine, classic included: ``ai.rollout.trial_values``)."""
     scale = evaluator_for(rules.id).stake_scale(rules, pos, None)
-    classic = rules.has_cube
+    classic = rules.has_cube and evaluation is None
     block = settings.block * (settings.classic_factor if classic else 1)
     values: list[list[float]] = [[] for _ in plays]
     trials = 0
@@ -270,6 +274,7 @@ def roll_decision(
             level=settings.level,
             truncate=settings.truncate,
             seed=_seed("benchmark", settings.seed, rules.id, *key, b),
+            evaluation=evaluation,
         )
         for mine, more in zip(values, got, strict=True):
             mine.extend(more)

@@ -1,5 +1,6 @@
-"""``python -m ai benchmark build|score``: build a variant's strength benchmark, or score the
-levels on it (``ai.benchmark``, ``ai.benchmark_score``)."""
+"""``python -m ai benchmark build|score|crosscheck``: build a variant's strength benchmark,
+score the levels on it, or re-roll its decisions refereed by the hand evaluation
+(``ai.benchmark``, ``ai.benchmark_score``, ``ai.benchmark_crosscheck``)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,53 @@ def build_main(args: argparse.Namespace) -> int:
             return 0
 
 
+def crosscheck_main(args: argparse.Namespace) -> int:
+    from ai.benchmark_crosscheck import CrosscheckSettings, crosscheck
+    from ai.benchmark_crosscheck import write_meta as write_crosscheck_meta
+
+    settings = CrosscheckSettings(
+        decisions=args.decisions,
+        screen=args.screen,
+        truncate=args.truncate,
+        max_blocks=args.max_blocks,
+        seed=args.seed,
+    )
+    source, directory = Path(args.source), Path(args.dir)
+    variants = list(iter_variants(args.variant))
+    command = (
+        f"python -m ai benchmark crosscheck --variant {{variant}} --decisions "
+        f"{settings.decisions} --screen {settings.screen} --truncate {settings.truncate} "
+        f"--max-blocks {settings.max_blocks} --seed {settings.seed}"
+    )
+    stop_at = _until(args.until)
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    # Round-robin in chunks, as the build: every variant grows while the time lasts.
+    while True:
+        progressed = False
+        for variant_id in variants:
+            if stop_at is not None and time.time() >= stop_at:
+                return 0
+            before = len(read_benchmark(path_for(variant_id, directory)))
+            have = crosscheck(
+                variant_id,
+                settings,
+                source=source,
+                directory=directory,
+                stop_at=stop_at,
+                add=args.chunk,
+                log=log,
+            )
+            write_crosscheck_meta(
+                variant_id, settings, command.format(variant=variant_id), source, directory
+            )
+            progressed = progressed or have > before
+        if not progressed:
+            return 0
+
+
 def score_main(args: argparse.Namespace) -> int:
     from ai.benchmark_score import LEVEL_NAMES, print_scores, score_variant
 
@@ -117,6 +165,22 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--max-blocks", type=int, default=defaults.max_blocks)
     b.add_argument("--seed", type=int, default=defaults.seed)
     b.add_argument("--dir", default=str(BENCHMARK_DIR))
+    from ai.benchmark_crosscheck import CROSSCHECK_DIR, CrosscheckSettings
+
+    c = sub.add_parser(
+        "crosscheck", help="re-roll a benchmark's first decisions refereed by the hand evaluation"
+    )
+    crossed = CrosscheckSettings()
+    c.add_argument("--variant", default="all", help=f"one of {', '.join(VARIANTS)}, or all")
+    c.add_argument("--decisions", type=int, default=crossed.decisions, help="the first N")
+    c.add_argument("--chunk", type=int, default=5, help="decisions per variant per round")
+    c.add_argument("--until", help="stop at this UTC time, HH:MM")
+    c.add_argument("--screen", type=int, default=crossed.screen)
+    c.add_argument("--truncate", type=int, default=crossed.truncate)
+    c.add_argument("--max-blocks", type=int, default=crossed.max_blocks)
+    c.add_argument("--seed", type=int, default=crossed.seed)
+    c.add_argument("--source", default=str(BENCHMARK_DIR), help="the benchmark's folder")
+    c.add_argument("--dir", default=str(CROSSCHECK_DIR))
     s = sub.add_parser("score", help="each level's error rate on the benchmark")
     s.add_argument("--variant", default="all")
     s.add_argument("--levels", help="comma-separated (default: all)")
@@ -137,6 +201,8 @@ def main(argv: Sequence[str]) -> int:
             return build_main(args)
         if args.action == "annotate":
             return annotate_main(args)
+        if args.action == "crosscheck":
+            return crosscheck_main(args)
         return score_main(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

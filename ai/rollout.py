@@ -178,11 +178,19 @@ def trial_values(
     level: str = EVALUATION,
     truncate: int = 0,
     seed: int = 0,
+    evaluation: PositionEvaluator | None = None,
 ) -> list[list[float]]:
     """Each of ``plays``' results per trial (classic on bgsage: per batch of ``BATCH``), the
     same dice for every play: for callers that pool several seeds' trials themselves (the
-    benchmark builder stops a decision once its best play is separated)."""
+    benchmark builder stops a decision once its best play is separated).
+
+    ``evaluation``: the trials are played greedily on it and truncated trials valued by it,
+    through the engine in every variant, classic included (the benchmark's cross-check has the
+    hand evaluation referee what the learned one screened)."""
     check_level(level)
+    if evaluation is not None:
+        roller = _Roller(rules, EVALUATION, truncate, seed, evaluation)
+        return roller.values(dice, plays, trials, None, None)
     chosen = [(p, 0.0) for p in plays]
     if rules.has_cube and _bgsage():
         return _bgsage_values(rules, pos, chosen, trials, None, level, truncate, seed, None)
@@ -259,12 +267,21 @@ def first_roll(seed: int, trial: int) -> Roll:
 class _Roller:
     """The generic rollout: trials played through the engine's legal plays."""
 
-    def __init__(self, rules: Variant, level: str, truncate: int, seed: int) -> None:
+    def __init__(
+        self,
+        rules: Variant,
+        level: str,
+        truncate: int,
+        seed: int,
+        evaluation: PositionEvaluator | None = None,
+    ) -> None:
         self.rules = rules
         self.truncate = truncate
         self.seed = seed
         name = STRONGEST if level == EVALUATION else level
-        self.ev: PositionEvaluator = level_evaluation(rules.id, name)
+        self.ev: PositionEvaluator = (
+            level_evaluation(rules.id, name) if evaluation is None else evaluation
+        )
         self.choose: Chooser = self._greedy if level == EVALUATION else self._levelled(level)
 
     # the players

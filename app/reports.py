@@ -72,7 +72,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: The reports' worker runs below the bot's priority, like the computer players'.
-REPORT_NICENESS = 10
+REPORT_NICENESS = 19
 
 #: Thinking time of a hint, and of each play of a review.
 HINT_SECONDS = 1.5

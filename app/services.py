@@ -47,10 +47,11 @@ log = logging.getLogger("backgammon")
 #: Worker processes of the computer players (one: on a two-core machine the bot keeps the
 #: other core; a decision is one core's work).
 AI_WORKERS = 1
-#: How much lower the workers' CPU priority is than the bot's (nice 10 against 0: when both
-#: want a core the bot gets about nine tenths of it), so that the computer's thinking never
-#: slows the replies of games between people.
-AI_NICENESS = 10
+#: How much lower the workers' CPU priority is than the bot's (nice 19 against 0: when both
+#: want a core the bot gets about 98 % of it), so that the computer's thinking never slows the
+#: replies of games between people (at nice 10, a flood of hints and reviews still raised /move
+#: p95 of other games by a fifth: bench/move_under_flood.py, docs/architecture.md).
+AI_NICENESS = 19
 #: Processes drawing the boards (painting and PNG encoding never run in the bot process): one
 #: next to the bot's own core, a second one only where there are cores for it (measured by
 #: bench/e2e.py --burst; each worker holds ~40 MB).

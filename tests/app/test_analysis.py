@@ -197,8 +197,9 @@ async def test_deep_hints_count_against_the_analysis_limit_before_any_work(
 async def test_a_deep_hint_the_pool_gives_up_on_is_refused_saying_so(
     db: Storage, table: GameTable, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker over its budget and grace (an overloaded machine, here no budget and 50 ms of
-    grace) gives a refusal saying so, not an unexpected error."""
+    """A worker over its budget and grace (an overloaded machine, here no budget, 50 ms of
+    grace and rollouts played to the end, which take seconds on any machine) gives a refusal
+    saying so, not an unexpected error."""
     import ai.pool
     import app.analysis
     from app.reports import HintJob
@@ -209,6 +210,9 @@ async def test_a_deep_hint_the_pool_gives_up_on_is_refused_saying_so(
         analyst = Analyst(db, table, pool, clock=clock)
         monkeypatch.setattr(app.analysis, "DEEP_HINT_SECONDS", 0.0)
         monkeypatch.setattr(ai.pool, "ROLLOUT_SLACK", 0.0)
+        # Whole games, not 5 turns: truncated, the two rounds a rollout always rolls can end
+        # within the 50 ms on the compiled engine (seen in CI).
+        monkeypatch.setattr(app.analysis, "ROLLOUT_TURNS", 0)
         rng = random.Random(2)
         state = GameState.new("pin", ("alice", "bob"), rng)
         while state.phase != "move" or len(state.legal_plays()) < 2:

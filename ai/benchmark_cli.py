@@ -8,7 +8,7 @@ import argparse
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +34,32 @@ def _until(text: str | None) -> float | None:
     return now.replace(hour=hour, minute=minute, second=0, microsecond=0).timestamp()
 
 
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def _round_robin(
+    variants: Sequence[str],
+    directory: Path,
+    stop_at: float | None,
+    grow: Callable[[str], int],
+    noted: Callable[[str], None],
+) -> int:
+    """Grow each variant's file by a chunk in turn (``grow``, then ``noted`` writes its meta),
+    so every variant grows while the time lasts; stop when none grew or at ``stop_at``."""
+    while True:
+        progressed = False
+        for variant_id in variants:
+            if stop_at is not None and time.time() >= stop_at:
+                return 0
+            before = len(read_benchmark(path_for(variant_id, directory)))
+            have = grow(variant_id)
+            noted(variant_id)
+            progressed = progressed or have > before
+        if not progressed:
+            return 0
+
+
 def build_main(args: argparse.Namespace) -> int:
     settings = Settings(
         per_game=args.per_game,
@@ -50,30 +76,23 @@ def build_main(args: argparse.Namespace) -> int:
         f"{settings.truncate} --max-blocks {settings.max_blocks} --seed {settings.seed}"
     )
     stop_at = _until(args.until)
-
-    def log(line: str) -> None:
-        print(line, flush=True)
-
-    # Round-robin in chunks, so every variant grows while the time lasts.
-    while True:
-        progressed = False
-        for variant_id in variants:
-            if stop_at is not None and time.time() >= stop_at:
-                return 0
-            before = len(read_benchmark(path_for(variant_id, directory)))
-            have = build(
-                variant_id,
-                args.decisions,
-                settings,
-                directory=directory,
-                stop_at=stop_at,
-                add=args.chunk,
-                log=log,
-            )
-            write_meta(variant_id, settings, command.format(variant=variant_id), directory)
-            progressed = progressed or have > before
-        if not progressed:
-            return 0
+    return _round_robin(
+        variants,
+        directory,
+        stop_at,
+        lambda variant_id: build(
+            variant_id,
+            args.decisions,
+            settings,
+            directory=directory,
+            stop_at=stop_at,
+            add=args.chunk,
+            log=_print,
+        ),
+        lambda variant_id: write_meta(
+            variant_id, settings, command.format(variant=variant_id), directory
+        ),
+    )
 
 
 def crosscheck_main(args: argparse.Namespace) -> int:
@@ -95,32 +114,23 @@ def crosscheck_main(args: argparse.Namespace) -> int:
         f"--max-blocks {settings.max_blocks} --seed {settings.seed}"
     )
     stop_at = _until(args.until)
-
-    def log(line: str) -> None:
-        print(line, flush=True)
-
-    # Round-robin in chunks, as the build: every variant grows while the time lasts.
-    while True:
-        progressed = False
-        for variant_id in variants:
-            if stop_at is not None and time.time() >= stop_at:
-                return 0
-            before = len(read_benchmark(path_for(variant_id, directory)))
-            have = crosscheck(
-                variant_id,
-                settings,
-                source=source,
-                directory=directory,
-                stop_at=stop_at,
-                add=args.chunk,
-                log=log,
-            )
-            write_crosscheck_meta(
-                variant_id, settings, command.format(variant=variant_id), source, directory
-            )
-            progressed = progressed or have > before
-        if not progressed:
-            return 0
+    return _round_robin(
+        variants,
+        directory,
+        stop_at,
+        lambda variant_id: crosscheck(
+            variant_id,
+            settings,
+            source=source,
+            directory=directory,
+            stop_at=stop_at,
+            add=args.chunk,
+            log=_print,
+        ),
+        lambda variant_id: write_crosscheck_meta(
+            variant_id, settings, command.format(variant=variant_id), source, directory
+        ),
+    )
 
 
 def score_main(args: argparse.Namespace) -> int:
